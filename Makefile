@@ -1,0 +1,55 @@
+# The whole set-up is `make run` (try it) and `make test` (check it).
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SANDBOX_PORT ?= 8001
+PORTAL_PORT ?= 8000
+
+.PHONY: run test sandbox bench lint format install clean
+
+# Finds Python 3.13 (or 3.12), including pyenv versions that are installed but not selected.
+define find_python
+for candidate in python3.13 python3.12 $$HOME/.pyenv/versions/3.13*/bin/python3.13 \
+    $$HOME/.pyenv/versions/3.12*/bin/python3.12 /usr/local/bin/python3.13 /usr/bin/python3.13; do \
+  if "$$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
+    echo "$$candidate"; exit 0; fi; \
+done; exit 1
+endef
+
+$(PY):
+	@python=$$($(find_python)) || { \
+	  echo "No Python 3.12 or newer was found. Install Python 3.13 (or 3.12) and run this again." >&2; \
+	  exit 1; }; \
+	echo "Creating $(VENV) with $$python"; \
+	"$$python" -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	@$(PY) -m scripts.run
+
+sandbox: install
+	@$(PY) -m scripts.sandbox --port $(SANDBOX_PORT)
+
+test: install
+	@$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: install
+	@$(PY) -m bench
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

@@ -1,0 +1,358 @@
+"""One codec for the Assurance interface, to and from XML and JSON.
+
+Strict in what it writes, tolerant in what it reads: unknown fields are ignored, absent ones
+stay `None` (or an empty list), names match without regard to case, XML namespaces are
+ignored, numbers may arrive as strings. A value of the wrong type is reported, with every
+other such value of the same body, in one `WireFormatError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from functools import cache
+from typing import Any, TypeVar
+from xml.etree.ElementTree import Element, ParseError
+from xml.sax.saxutils import escape
+
+import defusedxml.ElementTree as SafeElementTree
+from defusedxml import DefusedXmlException
+
+R = TypeVar("R")
+
+XSI_NIL = "{http://www.w3.org/2001/XMLSchema-instance}nil"
+
+
+class Format(StrEnum):
+    JSON = "json"
+    XML = "xml"
+
+    @property
+    def media_type(self) -> str:
+        return "application/json" if self is Format.JSON else "text/xml"
+
+    @property
+    def content_type(self) -> str:
+        return f"{self.media_type}; charset=utf-8"
+
+
+def format_of_media_type(content_type: str | None) -> Format | None:
+    """The format a `Content-Type` names, or None when it is neither XML nor JSON."""
+    if not content_type:
+        return None
+    media_type = content_type.split(";", 1)[0].strip().lower()
+    if media_type in ("application/json", "text/json") or media_type.endswith("+json"):
+        return Format.JSON
+    if media_type in ("text/xml", "application/xml") or media_type.endswith("+xml"):
+        return Format.XML
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    field: str
+    message: str
+
+
+class WireFormatError(ValueError):
+    """A body that does not parse, has the wrong root, or holds values of the wrong type.
+
+    `errors` names each offending field by its wire name; `body` stands for the whole body.
+    """
+
+    def __init__(self, errors: list[FieldError]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(f"{e.field}: {e.message}" for e in errors))
+
+    @classmethod
+    def of_body(cls, message: str) -> WireFormatError:
+        return cls([FieldError("body", message)])
+
+
+# --- field specifications, computed once per record class -------------------------------------
+
+STR, FLOAT, BOOL, DATETIME, LIST = "str", "float", "bool", "datetime", "list"
+_KINDS = {str: STR, float: FLOAT, bool: BOOL, datetime: DATETIME}
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    attr: str
+    wire: str
+    kind: str
+    item_type: type | None = None
+    item_tag: str = "Item"
+    inline: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    fields: tuple[_Field, ...]
+    by_json_name: dict[str, _Field]  # wire names, exact and lower-cased
+    by_xml_tag: dict[str, _Field]  # the same, but inline lists by their item tag
+
+
+@cache
+def _spec(cls: type) -> _Spec:
+    hints = typing.get_type_hints(cls)
+    fields = []
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if typing.get_origin(hint) is list:
+            fields.append(
+                _Field(
+                    f.name,
+                    f.metadata["wire"],
+                    LIST,
+                    item_type=args[0],
+                    item_tag=f.metadata["item"],
+                    inline=f.metadata["inline"],
+                )
+            )
+        else:
+            fields.append(_Field(f.name, f.metadata["wire"], _KINDS[args[0]]))
+    by_json_name: dict[str, _Field] = {}
+    by_xml_tag: dict[str, _Field] = {}
+    for f in fields:
+        for name in (f.wire, f.wire.lower()):
+            by_json_name.setdefault(name, f)
+        for name in (f.item_tag, f.item_tag.lower()) if f.inline else (f.wire, f.wire.lower()):
+            by_xml_tag.setdefault(name, f)
+    return _Spec(tuple(fields), by_json_name, by_xml_tag)
+
+
+def _lookup(names: dict[str, _Field], name: str) -> _Field | None:
+    return names.get(name) or names.get(name.lower())
+
+
+# --- scalar values --------------------------------------------------------------------------------
+
+
+def parse_datetime(text: str) -> datetime:
+    """An ISO 8601 date or date-time; one without a zone is taken as UTC."""
+    value = datetime.fromisoformat(text.strip())
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def format_datetime(value: datetime) -> str:
+    if value.tzinfo:
+        value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def format_number(value: float) -> str:
+    if value == value and abs(value) < 1e15 and float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
+
+
+_TRUE = {"true", "1"}
+_FALSE = {"false", "0"}
+
+
+def _from_text(kind: str, text: str) -> Any:
+    """A scalar from its XML text (or a JSON string); raises ValueError when it cannot be."""
+    if kind == STR:
+        return text
+    text = text.strip()
+    if not text:
+        return None
+    if kind == DATETIME:
+        return parse_datetime(text)
+    if kind == FLOAT:
+        value = float(text)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError("not a finite number")
+        return value
+    lowered = text.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ValueError("not a boolean")
+
+
+_EXPECTED = {
+    STR: "a string",
+    FLOAT: "a number",
+    BOOL: "true or false",
+    DATETIME: "an ISO 8601 date and time",
+    LIST: "a list",
+}
+
+
+def _from_json_value(kind: str, value: Any) -> Any:
+    if isinstance(value, str):
+        return _from_text(kind, value)
+    if isinstance(value, bool):
+        if kind == BOOL:
+            return value
+        if kind == STR:
+            return "true" if value else "false"
+    elif isinstance(value, int | float):
+        if kind == FLOAT:
+            return _from_text(FLOAT, repr(value))
+        if kind == STR:
+            return format_number(value)
+        if kind == BOOL and value in (0, 1):
+            return bool(value)
+    raise ValueError("wrong type")
+
+
+# --- decoding -------------------------------------------------------------------------------------
+
+
+def decode(body: bytes | str, record_type: type[R], fmt: Format) -> R:
+    """The record of type `record_type` that `body` holds, in `fmt`."""
+    errors: list[FieldError] = []
+    if fmt is Format.JSON:
+        result = _from_mapping(record_type, _load_json(body, record_type), errors)
+    else:
+        result = _from_element(record_type, _load_xml(body, record_type), errors)
+    if errors:
+        raise WireFormatError(errors)
+    return result
+
+
+def _load_json(body: bytes | str, record_type: type) -> dict:
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise WireFormatError.of_body("The body is not valid JSON.") from exc
+    if not isinstance(data, dict):
+        raise WireFormatError.of_body("The body is not a JSON object.")
+    if len(data) == 1:  # tolerate a body wrapped in its root name
+        (key, value), root = next(iter(data.items())), record_type.root  # type: ignore[attr-defined]
+        if isinstance(value, dict) and key.lower() == root.lower():
+            return value
+    return data
+
+
+def _load_xml(body: bytes | str, record_type: type) -> Element:
+    try:
+        root = SafeElementTree.fromstring(body, forbid_dtd=True)
+    except DefusedXmlException as exc:
+        raise WireFormatError.of_body("The XML body declares a DTD or entities.") from exc
+    except (ParseError, ValueError, RecursionError) as exc:
+        raise WireFormatError.of_body("The body is not well-formed XML.") from exc
+    expected = record_type.root  # type: ignore[attr-defined]
+    if _local(root.tag).lower() != expected.lower():
+        raise WireFormatError.of_body(f"The XML root should be <{expected}>.")
+    return root
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2] if tag[0] == "{" else tag
+
+
+def _from_mapping(cls: type[R], data: dict, errors: list[FieldError]) -> R:
+    spec = _spec(cls)
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        f = _lookup(spec.by_json_name, key)
+        if f is None or value is None:
+            continue
+        if f.kind == LIST:
+            if isinstance(value, dict):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+                errors.append(FieldError(f.wire, "Expected a list of objects."))
+                continue
+            item_type = f.item_type
+            values[f.attr] = [_from_mapping(item_type, item, errors) for item in value]
+            continue
+        try:
+            values[f.attr] = _from_json_value(f.kind, value)
+        except ValueError:
+            errors.append(FieldError(f.wire, f"Expected {_EXPECTED[f.kind]}."))
+    return cls(**values)
+
+
+def _from_element(cls: type[R], element: Element, errors: list[FieldError]) -> R:
+    spec = _spec(cls)
+    values: dict[str, Any] = {}
+    for child in element:
+        f = _lookup(spec.by_xml_tag, _local(child.tag))
+        if f is None:
+            continue
+        if f.kind == LIST:
+            item_type = f.item_type
+            if f.inline:
+                values.setdefault(f.attr, []).append(_from_element(item_type, child, errors))
+            else:
+                values[f.attr] = [_from_element(item_type, item, errors) for item in child]
+            continue
+        if child.get(XSI_NIL) in ("true", "1"):
+            continue
+        if len(child):
+            errors.append(FieldError(f.wire, f"Expected {_EXPECTED[f.kind]}."))
+            continue
+        try:
+            values[f.attr] = _from_text(f.kind, child.text or "")
+        except ValueError:
+            errors.append(FieldError(f.wire, f"Expected {_EXPECTED[f.kind]}."))
+    return cls(**values)
+
+
+# --- encoding -------------------------------------------------------------------------------------
+
+
+def encode(record: Any, fmt: Format) -> bytes:
+    """`record` as a body in `fmt`, UTF-8. Fields that are None are left out."""
+    if fmt is Format.JSON:
+        return json.dumps(to_mapping(record), ensure_ascii=False, separators=(",", ":")).encode()
+    parts = ['<?xml version="1.0" encoding="utf-8"?>']
+    _write_element(record, record.root, parts)
+    return "".join(parts).encode()
+
+
+def to_mapping(record: Any) -> dict[str, Any]:
+    """`record` as the JSON object the interface shows."""
+    out: dict[str, Any] = {}
+    for f in _spec(type(record)).fields:
+        value = getattr(record, f.attr)
+        if value is None:
+            continue
+        if f.kind == LIST:
+            out[f.wire] = [to_mapping(item) for item in value]
+        elif f.kind == DATETIME:
+            out[f.wire] = format_datetime(value)
+        elif f.kind == FLOAT:
+            number = float(value)
+            out[f.wire] = int(number) if format_number(number).lstrip("-").isdigit() else number
+        else:
+            out[f.wire] = value
+    return out
+
+
+def _scalar_text(kind: str, value: Any) -> str:
+    if kind == DATETIME:
+        return format_datetime(value)
+    if kind == FLOAT:
+        return format_number(float(value))
+    if kind == BOOL:
+        return "true" if value else "false"
+    return escape(str(value))
+
+
+def _write_element(record: Any, tag: str, parts: list[str]) -> None:
+    parts.append(f"<{tag}>")
+    for f in _spec(type(record)).fields:
+        value = getattr(record, f.attr)
+        if value is None:
+            continue
+        if f.kind == LIST:
+            if not f.inline:
+                parts.append(f"<{f.wire}>")
+            for item in value:
+                _write_element(item, f.item_tag, parts)
+            if not f.inline:
+                parts.append(f"</{f.wire}>")
+        else:
+            parts.append(f"<{f.wire}>{_scalar_text(f.kind, value)}</{f.wire}>")
+    parts.append(f"</{tag}>")
