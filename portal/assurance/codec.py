@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import re
 import typing
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -140,13 +142,16 @@ def parse_datetime(text: str) -> datetime:
 
 
 def format_datetime(value: datetime) -> str:
+    """UTC to the second, as `2026-11-22T09:30:00Z`; fractions of a second are not kept."""
     if value.tzinfo:
         value = value.astimezone(UTC)
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def format_number(value: float) -> str:
-    if value == value and abs(value) < 1e15 and float(value).is_integer():
+    if not math.isfinite(value):
+        raise ValueError("Numbers on the wire are finite.")
+    if abs(value) < 1e15 and float(value).is_integer():
         return str(int(value))
     return repr(float(value))
 
@@ -165,6 +170,8 @@ def _from_text(kind: str, text: str) -> Any:
     if kind == DATETIME:
         return parse_datetime(text)
     if kind == FLOAT:
+        if not text.isascii() or "_" in text:
+            raise ValueError("not a number")
         value = float(text)
         if value != value or value in (float("inf"), float("-inf")):
             raise ValueError("not a finite number")
@@ -209,14 +216,25 @@ def _from_json_value(kind: str, value: Any) -> Any:
 
 def decode(body: bytes | str, record_type: type[R], fmt: Format) -> R:
     """The record of type `record_type` that `body` holds, in `fmt`."""
+    result, errors = decode_partially(body, record_type, fmt)
+    if errors:
+        raise WireFormatError(errors)
+    return result
+
+
+def decode_partially(
+    body: bytes | str, record_type: type[R], fmt: Format
+) -> tuple[R, list[FieldError]]:
+    """The record `body` holds, leaving out values of the wrong type, and what was wrong with them.
+
+    A body that does not parse at all, or has the wrong root, still raises `WireFormatError`.
+    """
     errors: list[FieldError] = []
     if fmt is Format.JSON:
         result = _from_mapping(record_type, _load_json(body, record_type), errors)
     else:
         result = _from_element(record_type, _load_xml(body, record_type), errors)
-    if errors:
-        raise WireFormatError(errors)
-    return result
+    return result, errors
 
 
 def _load_json(body: bytes | str, record_type: type) -> dict:
@@ -226,9 +244,10 @@ def _load_json(body: bytes | str, record_type: type) -> dict:
         raise WireFormatError.of_body("The body is not valid JSON.") from exc
     if not isinstance(data, dict):
         raise WireFormatError.of_body("The body is not a JSON object.")
-    if len(data) == 1:  # tolerate a body wrapped in its root name
+    if len(data) == 1:  # tolerate a body wrapped in its root name, unless a field has that name
         (key, value), root = next(iter(data.items())), record_type.root  # type: ignore[attr-defined]
-        if isinstance(value, dict) and key.lower() == root.lower():
+        is_root = key.lower() == root.lower()
+        if is_root and isinstance(value, dict) and not _lookup(_spec(record_type).by_json_name, key):
             return value
     return data
 
@@ -305,7 +324,9 @@ def _from_element(cls: type[R], element: Element, errors: list[FieldError]) -> R
 def encode(record: Any, fmt: Format) -> bytes:
     """`record` as a body in `fmt`, UTF-8. Fields that are None are left out."""
     if fmt is Format.JSON:
-        return json.dumps(to_mapping(record), ensure_ascii=False, separators=(",", ":")).encode()
+        return json.dumps(
+            to_mapping(record), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        ).encode()
     parts = ['<?xml version="1.0" encoding="utf-8"?>']
     _write_element(record, record.root, parts)
     return "".join(parts).encode()
@@ -330,6 +351,15 @@ def to_mapping(record: Any) -> dict[str, Any]:
     return out
 
 
+# Characters XML 1.0 cannot carry at all; they are dropped rather than make a body unreadable.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_text(value: str) -> str:
+    """`value` as XML character data; a carriage return survives as a reference."""
+    return escape(_NOT_XML.sub("", value), {"\r": "&#13;"})
+
+
 def _scalar_text(kind: str, value: Any) -> str:
     if kind == DATETIME:
         return format_datetime(value)
@@ -337,7 +367,7 @@ def _scalar_text(kind: str, value: Any) -> str:
         return format_number(float(value))
     if kind == BOOL:
         return "true" if value else "false"
-    return escape(str(value))
+    return xml_text(str(value))
 
 
 def _write_element(record: Any, tag: str, parts: list[str]) -> None:

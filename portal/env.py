@@ -1,0 +1,38 @@
+"""Reading settings from the environment: each helper refuses a malformed value by name."""
+
+from __future__ import annotations
+
+import os
+
+
+def env_str(name: str, default: str = "") -> str:
+    """The variable's value, or that of the file named by NAME_FILE (for secrets)."""
+    file_name = os.environ.get(f"{name}_FILE", "").strip()
+    if file_name:
+        with open(file_name, encoding="utf-8") as secret:
+            return secret.read().strip()
+    return os.environ.get(name, default).strip() or default
+
+
+def env_int(name: str, default: int) -> int:
+    raw = env_str(name)
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = env_str(name).lower()
+    if not raw:
+        return default
+    if raw not in ("true", "false", "1", "0", "yes", "no"):
+        raise ValueError(f"{name} must be true or false, not {raw!r}")
+    return raw in ("true", "1", "yes")
+
+
+def env_list(name: str) -> list[str]:
+    """A comma-separated list."""
+    return [item.strip() for item in env_str(name).split(",") if item.strip()]

@@ -1,0 +1,1 @@
+"""The sandbox: our own complete, stateful implementation of the Assurance service."""

@@ -1,0 +1,321 @@
+"""The endpoints of the Assurance interface (section 4) and of decisions.md."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from portal.assurance import records
+from sandbox import auth, clock, ids, standards
+from sandbox.api import (
+    ServiceError,
+    data_error,
+    endpoint,
+    error_response,
+    not_found,
+    pdf_response,
+    read_body,
+    required_error,
+    wants_pdf,
+    wire_response,
+)
+from sandbox.models import ClockOffset, LoginThrottle, Membership, Passport, Site, Store
+from sandbox.pdf import render_passport_pdf
+
+LOGIN_TYPES = ("session", "token")
+MAX_TEXT = 200
+
+
+# --- 4.1 authentication ---------------------------------------------------------------------------
+
+
+@endpoint("POST", authenticated=False)
+def login(request: HttpRequest) -> HttpResponse:
+    credentials, errors = read_body(request, records.LoginRequest)
+    errors += [required_error(f) for f in ("type", "username", "password") if not getattr(
+        credentials, f)]
+    if credentials.type and credentials.type not in LOGIN_TYPES:
+        errors.append(data_error("type", "FormatRule", "type must be session or token."))
+    if errors:
+        raise ServiceError(400, errors)
+    account = auth.check_password(
+        auth.client_address(request), credentials.username, credentials.password
+    )
+    if credentials.type == "token":
+        return wire_response(request, auth.issue_token(account))
+    response = wire_response(request, records.Authorization(realm=auth.REALM, token=""))
+    response.set_cookie(
+        auth.SESSION_COOKIE,
+        auth.open_session(account),
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure(),
+    )
+    return response
+
+
+# --- 4.2 to 4.6 standards -------------------------------------------------------------------------
+
+
+@endpoint("GET")
+def schemes(request: HttpRequest, stage: str) -> HttpResponse:
+    return wire_response(request, standards.scheme_list(stage))
+
+
+@endpoint("GET")
+def sections(request: HttpRequest, stage: str, scheme_guid: str) -> HttpResponse:
+    sector = request.GET.get("SectorPrefixFilter", "")
+    return wire_response(request, standards.section_list(stage, scheme_guid, sector))
+
+
+@endpoint("GET")
+def section_data(request: HttpRequest, stage: str, scheme_guid: str, section: str) -> HttpResponse:
+    sector = request.GET.get("SectorPrefixFilter", "")
+    return wire_response(request, standards.section_data(stage, scheme_guid, section, sector))
+
+
+# --- authorisation --------------------------------------------------------------------------------
+
+
+@endpoint("GET")
+def authorisation(request: HttpRequest) -> HttpResponse:
+    now = clock.now()
+    memberships = request.account.memberships.prefetch_related("sites__stores")
+    return wire_response(
+        request,
+        records.Authorisation(
+            username=request.account.username,
+            memberships=[_membership_record(m, now) for m in memberships],
+        ),
+    )
+
+
+def _membership_record(membership: Membership, now) -> records.Membership:
+    return records.Membership(
+        membership_guid=membership.guid,
+        membership_number=membership.membership_number,
+        business_name=membership.business_name,
+        scheme_name=membership.scheme_name,
+        certifier_name=membership.certifier_name,
+        status=membership.status_at(now),
+        expiry_date=membership.expiry_date,
+        enterprises=membership.enterprises,
+        sites=[
+            records.Site(
+                site_guid=site.guid,
+                site_name=site.name,
+                address=site.address,
+                postcode=site.postcode,
+                stores=[
+                    records.Store(
+                        store_guid=store.guid,
+                        store_name=store.name,
+                        latitude=store.latitude,
+                        longitude=store.longitude,
+                    )
+                    for store in site.stores.all()
+                ],
+            )
+            for site in membership.sites.all()
+        ],
+    )
+
+
+# --- 4.7 and 4.8 passports ------------------------------------------------------------------------
+
+
+@endpoint("POST", pdf=True)
+def create_passport(request: HttpRequest) -> HttpResponse:
+    form = _valid_passport_request(request)
+    membership = request.account.memberships.filter(guid=form.membership_guid).first()
+    site = membership and Site.objects.filter(membership=membership, guid=form.site_guid).first()
+    if membership is None or site is None:
+        raise _not_a_contact()
+    store = None
+    if form.store_guid:
+        store = Store.objects.filter(site__membership=membership, guid=form.store_guid).first()
+        if store is None:
+            raise _not_a_contact()
+    now = clock.now()
+    if not membership.is_valid_at(now):
+        raise _status_not_valid(membership, now)
+    passport = _create(form, membership, site, store, request.account, now)
+    return _passport_response(request, passport)
+
+
+@endpoint("GET", pdf=True)
+def download_passport(request: HttpRequest, short_code: str) -> HttpResponse:
+    code = ids.normalise_short_code(short_code)
+    passport = code and (
+        Passport.objects.select_related("membership", "site", "store")
+        .filter(short_code=code)
+        .first()
+    )
+    if not passport:
+        raise not_found("No passport has this short code.")
+    now = clock.now()
+    if not passport.membership.is_valid_at(now):
+        raise _status_not_valid(passport.membership, now)
+    return _passport_response(request, passport)
+
+
+def _valid_passport_request(request: HttpRequest) -> records.PassportRequest:
+    form, errors = read_body(request, records.PassportRequest)
+    errors += [required_error(f) for f, value in (
+        ("MembershipGUID", form.membership_guid), ("SiteGUID", form.site_guid)) if not value]
+    option = form.post_harvest_treatment_option
+    if option is not None and option.strip().upper() not in records.POST_HARVEST_TREATMENT_OPTIONS:
+        errors.append(data_error(
+            "PostHarvestTreatmentOption", "FormatRule",
+            "PostHarvestTreatmentOption must be empty, A, B or C."))
+    errors += _overlong_values(form)
+    if errors:
+        raise ServiceError(400, errors)
+    return form
+
+
+def _overlong_values(form: records.PassportRequest) -> list[records.ErrorItem]:
+    from portal.assurance.codec import _spec  # noqa: PLC0415
+
+    return [
+        data_error(f.wire, "FormatRule", f"{f.wire} must be at most {MAX_TEXT} characters.")
+        for f in _spec(type(form)).fields
+        if isinstance(getattr(form, f.attr), str) and len(getattr(form, f.attr)) > MAX_TEXT
+    ]
+
+
+def _not_a_contact() -> ServiceError:
+    return ServiceError.of(
+        403,
+        "OperationError:NotAContact",
+        "You are not a registered contact of this membership, or the site or store is not "
+        "one of its own.",
+    )
+
+
+def _status_not_valid(membership: Membership, now) -> ServiceError:
+    return ServiceError.of(
+        400,
+        "OperationError:StatusNotValid",
+        f"The assurance claim of this membership is not valid now (status "
+        f"{membership.status_at(now)}).",
+    )
+
+
+def _create(form, membership, site, store, account, now) -> Passport:
+    fields = dict(
+        membership=membership,
+        site=site,
+        store=store,
+        created_by=account,
+        created=now,
+        crop_type=form.crop_type or "",
+        variety=form.variety or "",
+        store_or_bin_name=form.store_or_bin_name or "",
+        loading_date=form.loading_date,
+        harvest_year=form.harvest_year or "",
+        haulier_company_name=form.haulier_company_name or "",
+        vehicle_registration=form.vehicle_registration or "",
+        trailer_number=form.trailer_number or "",
+        haulier_collection_ticket_no=form.haulier_collection_ticket_no or "",
+        post_harvest_treatment_option=(form.post_harvest_treatment_option or "").strip().upper(),
+        post_harvest_treatment_date=form.post_harvest_treatment_date,
+        post_harvest_treatment_product=form.post_harvest_treatment_product or "",
+        don_risk_assessment_result=form.don_risk_assessment_result,
+        don_test_date=form.don_test_date,
+        don_test_result=form.don_test_result or "",
+        zon_test_date=form.zon_test_date,
+        zon_test_result=form.zon_test_result or "",
+        business_name=membership.business_name,
+        collection_address=site.collection_address,
+        certifier_name=membership.certifier_name,
+        membership_number=membership.membership_number,
+        check_date=now,
+        status=membership.status_at(now),
+        expiry_date=membership.expiry_date,
+        enterprises=membership.enterprises,
+        grain_store_name=store.name if store else "",
+        grain_store_latitude=store.latitude if store else "",
+        grain_store_longitude=store.longitude if store else "",
+    )
+    for _attempt in range(5):  # a clash of short codes is rare; draw another
+        try:
+            with transaction.atomic():
+                return Passport.objects.create(short_code=ids.new_short_code(), **fields)
+        except IntegrityError:
+            continue
+    raise ServiceError.of(503, "OperationError:Unavailable", "Try again shortly.")
+
+
+def _passport_response(request: HttpRequest, passport: Passport) -> HttpResponse:
+    record = passport.to_record()
+    if wants_pdf(request):
+        return pdf_response(render_passport_pdf(record), f"passport-{passport.short_code}.pdf")
+    return wire_response(request, record)
+
+
+# --- everything else ------------------------------------------------------------------------------
+
+
+def index(request: HttpRequest) -> HttpResponse:
+    return render(request, "sandbox/index.html", {"testing": settings.SANDBOX_TESTING})
+
+
+def not_found_page(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return error_response(request, not_found())
+
+
+def bad_request_page(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return error_response(
+        request,
+        ServiceError.of(400, "OperationError:BadRequest", "The request could not be understood."),
+    )
+
+
+def forbidden_page(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return error_response(
+        request, ServiceError.of(403, "OperationError:Forbidden", "This is not allowed.")
+    )
+
+
+def server_error_page(request: HttpRequest) -> HttpResponse:
+    return error_response(
+        request,
+        ServiceError.of(500, "OperationError:InternalError", "The service failed; try again."),
+    )
+
+
+# --- test hooks (SANDBOX_TESTING only) ------------------------------------------------------------
+
+
+@csrf_exempt
+@require_POST
+def testing_clock(request: HttpRequest) -> HttpResponse:
+    """Moves the clock: {"advance_seconds": N} adds to the offset, {"reset": true} clears it."""
+    if not settings.SANDBOX_TESTING:
+        return not_found_page(request)
+    try:
+        command = json.loads(request.body or b"{}")
+        advance = 0.0 if command.get("reset") else float(command.get("advance_seconds", 0))
+    except (ValueError, TypeError, AttributeError):
+        return bad_request_page(request)
+    offset, _ = ClockOffset.objects.get_or_create(pk=1)
+    offset.seconds = 0.0 if command.get("reset") else offset.seconds + advance
+    offset.save()
+    return HttpResponse(json.dumps({"offset_seconds": offset.seconds}),
+                        content_type="application/json")
+
+
+@csrf_exempt
+@require_POST
+def testing_reset_lockouts(request: HttpRequest) -> HttpResponse:
+    if not settings.SANDBOX_TESTING:
+        return not_found_page(request)
+    LoginThrottle.objects.all().delete()
+    return HttpResponse(status=204)

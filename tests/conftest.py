@@ -1,0 +1,104 @@
+"""Fixtures shared by the whole suite: a live sandbox over real HTTP."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Sandbox:
+    """A sandbox server running in its own process, with its own SQLite database."""
+
+    url: str
+    process: subprocess.Popen
+    log: Path
+    _session: requests.Session = field(default_factory=requests.Session)
+
+    def endpoint(self, path: str) -> str:
+        return f"{self.url}{path}"
+
+    def advance_clock(self, seconds: float) -> None:
+        self._session.post(self.endpoint("/_testing/clock"), json={"advance_seconds": seconds},
+                           timeout=10).raise_for_status()
+
+    def reset_clock(self) -> None:
+        self._session.post(self.endpoint("/_testing/clock"), json={"reset": True},
+                           timeout=10).raise_for_status()
+
+    def reset_lockouts(self) -> None:
+        self._session.post(self.endpoint("/_testing/reset-lockouts"), timeout=10).raise_for_status()
+
+
+def start_sandbox(directory: Path, **settings: str) -> Sandbox:
+    """Starts a sandbox on a free port with SANDBOX_* `settings`; returns once it answers."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "SANDBOX_DATABASE_URL": f"sqlite:///{directory / 'sandbox.sqlite3'}",
+        "SANDBOX_TESTING": "true",
+        **settings,
+    }
+    log = directory / "sandbox.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "scripts.sandbox", "--port", str(port), "--quiet"],
+        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"The sandbox stopped on start:\n{log.read_text()}")
+        try:
+            requests.get(url + "/", timeout=1)
+            return Sandbox(url=url, process=process, log=log)
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"The sandbox did not answer within a minute:\n{log.read_text()}")
+
+
+def stop_sandbox(sandbox: Sandbox) -> None:
+    sandbox.process.terminate()
+    try:
+        sandbox.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        sandbox.process.kill()
+
+
+@pytest.fixture(scope="session")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    """The sandbox every test shares. It trusts 127.0.0.1 as a proxy, so a test can act from
+    an address of its own with X-Forwarded-For and not meet another test's lockout."""
+    server = start_sandbox(
+        tmp_path_factory.mktemp("sandbox"), SANDBOX_TRUSTED_PROXIES="127.0.0.1"
+    )
+    yield server
+    stop_sandbox(server)
+
+
+_address_counter = iter(range(1, 1_000_000))
+
+
+@pytest.fixture
+def client_address() -> str:
+    """An address no other test uses, for X-Forwarded-For."""
+    n = next(_address_counter)
+    return f"198.51.{n // 250 % 250}.{n % 250 + 1}"
