@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,18 +32,26 @@ class Sandbox:
     url: str
     process: subprocess.Popen
     log: Path
+    database: Path
     _session: requests.Session = field(default_factory=requests.Session)
 
     def endpoint(self, path: str) -> str:
         return f"{self.url}{path}"
 
     def advance_clock(self, seconds: float) -> None:
-        self._session.post(self.endpoint("/_testing/clock"), json={"advance_seconds": seconds},
-                           timeout=10).raise_for_status()
+        self._session.post(
+            self.endpoint("/_testing/clock"), json={"advance_seconds": seconds}, timeout=10
+        ).raise_for_status()
 
     def reset_clock(self) -> None:
-        self._session.post(self.endpoint("/_testing/clock"), json={"reset": True},
-                           timeout=10).raise_for_status()
+        self._session.post(
+            self.endpoint("/_testing/clock"), json={"reset": True}, timeout=10
+        ).raise_for_status()
+
+    def count(self, table: str) -> int:
+        """Rows in one of the sandbox's tables (`sandbox_passport`, ...), read from its file."""
+        with closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True)) as db:
+            return db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]  # noqa: S608
 
     def reset_lockouts(self) -> None:
         self._session.post(self.endpoint("/_testing/reset-lockouts"), timeout=10).raise_for_status()
@@ -50,9 +60,10 @@ class Sandbox:
 def start_sandbox(directory: Path, **settings: str) -> Sandbox:
     """Starts a sandbox on a free port with SANDBOX_* `settings`; returns once it answers."""
     port = free_port()
+    database = directory / "sandbox.sqlite3"
     env = {
         **os.environ,
-        "SANDBOX_DATABASE_URL": f"sqlite:///{directory / 'sandbox.sqlite3'}",
+        "SANDBOX_DATABASE_URL": f"sqlite:///{database}",
         "SANDBOX_TESTING": "true",
         **settings,
     }
@@ -68,7 +79,7 @@ def start_sandbox(directory: Path, **settings: str) -> Sandbox:
             raise RuntimeError(f"The sandbox stopped on start:\n{log.read_text()}")
         try:
             requests.get(url + "/", timeout=1)
-            return Sandbox(url=url, process=process, log=log)
+            return Sandbox(url=url, process=process, log=log, database=database)
         except requests.ConnectionError:
             time.sleep(0.2)
     process.kill()
@@ -87,9 +98,7 @@ def stop_sandbox(sandbox: Sandbox) -> None:
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     """The sandbox every test shares. It trusts 127.0.0.1 as a proxy, so a test can act from
     an address of its own with X-Forwarded-For and not meet another test's lockout."""
-    server = start_sandbox(
-        tmp_path_factory.mktemp("sandbox"), SANDBOX_TRUSTED_PROXIES="127.0.0.1"
-    )
+    server = start_sandbox(tmp_path_factory.mktemp("sandbox"), SANDBOX_TRUSTED_PROXIES="127.0.0.1")
     yield server
     stop_sandbox(server)
 
