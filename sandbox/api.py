@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
-from django.conf import settings
 from django.views.decorators.csrf import csrf_exempt
 
 from portal.assurance import codec, records
 from portal.assurance.codec import Format
-
-R = TypeVar("R")
 
 JSON, XML, XML_ALIAS, PDF = "application/json", "text/xml", "application/xml", "application/pdf"
 _FORMAT_OF = {JSON: Format.JSON, XML: Format.XML, XML_ALIAS: Format.XML}
@@ -96,7 +94,7 @@ def pdf_response(content: bytes, filename: str) -> HttpResponse:
 # --- request bodies -------------------------------------------------------------------------------
 
 
-def read_body(request: HttpRequest, record_type: type[R]) -> tuple[R, list[records.ErrorItem]]:
+def read_body[R](request: HttpRequest, record_type: type[R]) -> tuple[R, list[records.ErrorItem]]:
     """The record a request carries, and a FormatRule error for each value of the wrong type."""
     fmt = codec.format_of_media_type(request.META.get("CONTENT_TYPE"))
     if fmt is None:

@@ -32,7 +32,7 @@ _MESSAGES = {
     LOCKED: "Sign-in from this address is temporarily disabled after repeated failures.",
 }
 # Compared against when no account matches, so that an unknown name costs the same time.
-_UNKNOWN_ACCOUNT_PASSWORD = Account(password="pbkdf2_sha256_account$100000$x$x")
+_UNKNOWN_ACCOUNT_PASSWORD = Account(password="pbkdf2_sha256_account$100000$x$x")  # noqa: S106
 
 
 def client_address(request: HttpRequest) -> str:
@@ -113,7 +113,10 @@ def open_session(account: Account) -> str:
     value = secrets.token_urlsafe(32)
     now = clock.now()
     Credential.objects.create(
-        account=account, kind=Credential.Kind.SESSION, digest=digest(value), created=now,
+        account=account,
+        kind=Credential.Kind.SESSION,
+        digest=digest(value),
+        created=now,
         last_seen=now,
     )
     return value
@@ -124,7 +127,10 @@ def open_session(account: Account) -> str:
 
 def authentication_required(message: str) -> ServiceError:
     return ServiceError.of(
-        401, "OperationError:AuthenticationRequired", message, **{"WWW-Authenticate": WWW_AUTHENTICATE}
+        401,
+        "OperationError:AuthenticationRequired",
+        message,
+        **{"WWW-Authenticate": WWW_AUTHENTICATE},
     )
 
 
@@ -141,8 +147,9 @@ def authenticate(request: HttpRequest) -> Account:
     cookie = request.COOKIES.get(SESSION_COOKIE)
     if cookie:
         return _by_session(cookie)
-    raise authentication_required("Credentials are required: a bearer token, the session "
-                                  "cookie or basic authentication.")
+    raise authentication_required(
+        "Credentials are required: a bearer token, the session cookie or basic authentication."
+    )
 
 
 def _by_token(token: str) -> Account:

@@ -81,6 +81,9 @@ class ClockOffset(models.Model):
 
     seconds = models.FloatField(default=0)
 
+    def __str__(self) -> str:
+        return f"{self.seconds:+.0f} s"
+
     @classmethod
     def current_seconds(cls) -> float:
         return cls.objects.filter(pk=1).values_list("seconds", flat=True).first() or 0.0
@@ -236,7 +239,9 @@ class Answer(models.Model):
 class Link(models.Model):
     guid = models.CharField(max_length=40, unique=True, default=ids.new_guid)
     aim = models.ForeignKey(Aim, on_delete=models.CASCADE, related_name="links")
-    standard_point = models.ForeignKey(StandardPoint, on_delete=models.CASCADE, related_name="links")
+    standard_point = models.ForeignKey(
+        StandardPoint, on_delete=models.CASCADE, related_name="links"
+    )
     modified = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

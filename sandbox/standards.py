@@ -28,8 +28,11 @@ def _edition(stage: str, scheme_guid: str) -> Edition:
         .first()
     )
     if edition is None:
-        raise not_found("No scheme has this GUID." if stage == Edition.Stage.LIVE else
-                        "No scheme with this GUID has a preview.")
+        raise not_found(
+            "No scheme has this GUID."
+            if stage == Edition.Stage.LIVE
+            else "No scheme with this GUID has a preview."
+        )
     return edition
 
 
@@ -70,10 +73,8 @@ def find_section(stage: str, scheme_guid: str, key: str, sector: str) -> Section
     sections = _edition(stage, scheme_guid).sections.all()
     if sector:
         sections = sections.filter(sector_prefix__iexact=sector)
-    if len(key) == 2:
-        sections = sections.filter(prefix__iexact=key)
-    else:
-        sections = sections.filter(guid=key)
+    is_prefix = len(key) == 2
+    sections = sections.filter(prefix__iexact=key) if is_prefix else sections.filter(guid=key)
     section = sections.first()
     if section is None:
         raise not_found("This scheme has no such section.")
@@ -110,8 +111,12 @@ def section_data(stage: str, scheme_guid: str, key: str, sector: str) -> records
             for row in AuditPoint.objects.filter(standard_point__section=section)
             .order_by("standard_point__index", "index")
             .values(
-                "guid", "reference", "item_text", "index",
-                question_guid=F("standard_point__guid"), modified_date=F("modified"),
+                "guid",
+                "reference",
+                "item_text",
+                "index",
+                question_guid=F("standard_point__guid"),
+                modified_date=F("modified"),
             )
         ],
         answers=[
@@ -119,8 +124,14 @@ def section_data(stage: str, scheme_guid: str, key: str, sector: str) -> records
             for row in Answer.objects.filter(standard_point__section=section)
             .order_by("standard_point__index", "index")
             .values(
-                "guid", "reference", "answer_text", "critical_point", "score", "index",
-                question_guid=F("standard_point__guid"), modified_date=F("modified"),
+                "guid",
+                "reference",
+                "answer_text",
+                "critical_point",
+                "score",
+                "index",
+                question_guid=F("standard_point__guid"),
+                modified_date=F("modified"),
             )
         ],
         categories=[

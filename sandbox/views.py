@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from portal.assurance import records
+from portal.assurance import codec, records
 from sandbox import auth, clock, ids, standards
 from sandbox.api import (
     ServiceError,
@@ -38,8 +38,9 @@ MAX_TEXT = 200
 @endpoint("POST", authenticated=False)
 def login(request: HttpRequest) -> HttpResponse:
     credentials, errors = read_body(request, records.LoginRequest)
-    errors += [required_error(f) for f in ("type", "username", "password") if not getattr(
-        credentials, f)]
+    errors += [
+        required_error(f) for f in ("type", "username", "password") if not getattr(credentials, f)
+    ]
     if credentials.type and credentials.type not in LOGIN_TYPES:
         errors.append(data_error("type", "FormatRule", "type must be session or token."))
     if errors:
@@ -167,13 +168,20 @@ def download_passport(request: HttpRequest, short_code: str) -> HttpResponse:
 
 def _valid_passport_request(request: HttpRequest) -> records.PassportRequest:
     form, errors = read_body(request, records.PassportRequest)
-    errors += [required_error(f) for f, value in (
-        ("MembershipGUID", form.membership_guid), ("SiteGUID", form.site_guid)) if not value]
+    errors += [
+        required_error(f)
+        for f, value in (("MembershipGUID", form.membership_guid), ("SiteGUID", form.site_guid))
+        if not value
+    ]
     option = form.post_harvest_treatment_option
     if option is not None and option.strip().upper() not in records.POST_HARVEST_TREATMENT_OPTIONS:
-        errors.append(data_error(
-            "PostHarvestTreatmentOption", "FormatRule",
-            "PostHarvestTreatmentOption must be empty, A, B or C."))
+        errors.append(
+            data_error(
+                "PostHarvestTreatmentOption",
+                "FormatRule",
+                "PostHarvestTreatmentOption must be empty, A, B or C.",
+            )
+        )
     errors += _overlong_values(form)
     if errors:
         raise ServiceError(400, errors)
@@ -181,12 +189,10 @@ def _valid_passport_request(request: HttpRequest) -> records.PassportRequest:
 
 
 def _overlong_values(form: records.PassportRequest) -> list[records.ErrorItem]:
-    from portal.assurance.codec import _spec  # noqa: PLC0415
-
     return [
-        data_error(f.wire, "FormatRule", f"{f.wire} must be at most {MAX_TEXT} characters.")
-        for f in _spec(type(form)).fields
-        if isinstance(getattr(form, f.attr), str) and len(getattr(form, f.attr)) > MAX_TEXT
+        data_error(wire, "FormatRule", f"{wire} must be at most {MAX_TEXT} characters.")
+        for attr, wire in codec.text_fields(records.PassportRequest)
+        if len(getattr(form, attr) or "") > MAX_TEXT
     ]
 
 
@@ -308,8 +314,9 @@ def testing_clock(request: HttpRequest) -> HttpResponse:
     offset, _ = ClockOffset.objects.get_or_create(pk=1)
     offset.seconds = 0.0 if command.get("reset") else offset.seconds + advance
     offset.save()
-    return HttpResponse(json.dumps({"offset_seconds": offset.seconds}),
-                        content_type="application/json")
+    return HttpResponse(
+        json.dumps({"offset_seconds": offset.seconds}), content_type="application/json"
+    )
 
 
 @csrf_exempt

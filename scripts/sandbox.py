@@ -1,6 +1,6 @@
 """Starts the sandbox alone: migrates its database, loads the demo data, serves it with gunicorn.
 
-    python -m scripts.sandbox [--port 8001] [--host 127.0.0.1] [--workers 2]
+python -m scripts.sandbox [--port 8001] [--host 127.0.0.1] [--workers 2]
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def main() -> None:
     if not args.quiet:
         print(f"Sandbox of the Assurance service on http://{args.host}:{args.port}/", flush=True)
     os.chdir(ROOT)
-    os.execv(sys.executable, gunicorn_command(args.host, args.port, args.workers))
+    os.execv(sys.executable, gunicorn_command(args.host, args.port, args.workers))  # noqa: S606
 
 
 if __name__ == "__main__":

@@ -17,14 +17,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any
 from xml.etree.ElementTree import Element, ParseError
 from xml.sax.saxutils import escape
 
 import defusedxml.ElementTree as SafeElementTree
 from defusedxml import DefusedXmlException
-
-R = TypeVar("R")
 
 XSI_NIL = "{http://www.w3.org/2001/XMLSchema-instance}nil"
 
@@ -128,6 +126,11 @@ def _spec(cls: type) -> _Spec:
     return _Spec(tuple(fields), by_json_name, by_xml_tag)
 
 
+def text_fields(record_type: type) -> list[tuple[str, str]]:
+    """(attribute, wire name) of each string field of `record_type`."""
+    return [(f.attr, f.wire) for f in _spec(record_type).fields if f.kind == STR]
+
+
 def _lookup(names: dict[str, _Field], name: str) -> _Field | None:
     return names.get(name) or names.get(name.lower())
 
@@ -214,7 +217,7 @@ def _from_json_value(kind: str, value: Any) -> Any:
 # --- decoding -------------------------------------------------------------------------------------
 
 
-def decode(body: bytes | str, record_type: type[R], fmt: Format) -> R:
+def decode[R](body: bytes | str, record_type: type[R], fmt: Format) -> R:
     """The record of type `record_type` that `body` holds, in `fmt`."""
     result, errors = decode_partially(body, record_type, fmt)
     if errors:
@@ -222,7 +225,7 @@ def decode(body: bytes | str, record_type: type[R], fmt: Format) -> R:
     return result
 
 
-def decode_partially(
+def decode_partially[R](
     body: bytes | str, record_type: type[R], fmt: Format
 ) -> tuple[R, list[FieldError]]:
     """The record `body` holds, leaving out values of the wrong type, and what was wrong with them.
@@ -247,7 +250,11 @@ def _load_json(body: bytes | str, record_type: type) -> dict:
     if len(data) == 1:  # tolerate a body wrapped in its root name, unless a field has that name
         (key, value), root = next(iter(data.items())), record_type.root  # type: ignore[attr-defined]
         is_root = key.lower() == root.lower()
-        if is_root and isinstance(value, dict) and not _lookup(_spec(record_type).by_json_name, key):
+        if (
+            is_root
+            and isinstance(value, dict)
+            and not _lookup(_spec(record_type).by_json_name, key)
+        ):
             return value
     return data
 
@@ -269,7 +276,7 @@ def _local(tag: str) -> str:
     return tag.rpartition("}")[2] if tag[0] == "{" else tag
 
 
-def _from_mapping(cls: type[R], data: dict, errors: list[FieldError]) -> R:
+def _from_mapping[R](cls: type[R], data: dict, errors: list[FieldError]) -> R:
     spec = _spec(cls)
     values: dict[str, Any] = {}
     for key, value in data.items():
@@ -292,7 +299,7 @@ def _from_mapping(cls: type[R], data: dict, errors: list[FieldError]) -> R:
     return cls(**values)
 
 
-def _from_element(cls: type[R], element: Element, errors: list[FieldError]) -> R:
+def _from_element[R](cls: type[R], element: Element, errors: list[FieldError]) -> R:
     spec = _spec(cls)
     values: dict[str, Any] = {}
     for child in element:

@@ -30,8 +30,18 @@ MEMBERSHIPS = [
                 "address": "Hollowfield Farm, Long Lane, Little Wenham, Ipswich, Suffolk",
                 "postcode": "IP7 6QW",
                 "stores": [
-                    {"key": "main-store", "name": "Main grain store", "lat": "52.0121", "lon": "0.9834"},
-                    {"key": "dryer-bins", "name": "Dryer bins 1-6", "lat": "52.0127", "lon": "0.9841"},
+                    {
+                        "key": "main-store",
+                        "name": "Main grain store",
+                        "lat": "52.0121",
+                        "lon": "0.9834",
+                    },
+                    {
+                        "key": "dryer-bins",
+                        "name": "Dryer bins 1-6",
+                        "lat": "52.0127",
+                        "lon": "0.9841",
+                    },
                 ],
             },
             {
@@ -40,7 +50,12 @@ MEMBERSHIPS = [
                 "address": "Marsh End Barns, Church Road, Raydon, Ipswich, Suffolk",
                 "postcode": "IP7 5LT",
                 "stores": [
-                    {"key": "flat-store", "name": "Marsh End flat store", "lat": "52.0305", "lon": "0.9652"},
+                    {
+                        "key": "flat-store",
+                        "name": "Marsh End flat store",
+                        "lat": "52.0305",
+                        "lon": "0.9652",
+                    },
                 ],
             },
         ],
@@ -62,7 +77,12 @@ MEMBERSHIPS = [
                 "address": "Wenham Grange, The Street, Great Wenham, Colchester, Essex",
                 "postcode": "CO7 6PR",
                 "stores": [
-                    {"key": "grange-bins", "name": "Grange bins", "lat": "51.9968", "lon": "0.9911"},
+                    {
+                        "key": "grange-bins",
+                        "name": "Grange bins",
+                        "lat": "51.9968",
+                        "lon": "0.9911",
+                    },
                 ],
             },
         ],
@@ -84,7 +104,12 @@ MEMBERSHIPS = [
                 "address": "Coldharbour Farm, Mill Lane, Stoke Holy Cross, Norwich, Norfolk",
                 "postcode": "NR14 8PD",
                 "stores": [
-                    {"key": "coldharbour-store", "name": "Coldharbour store", "lat": "52.5742", "lon": "1.3170"},
+                    {
+                        "key": "coldharbour-store",
+                        "name": "Coldharbour store",
+                        "lat": "52.5742",
+                        "lon": "1.3170",
+                    },
                 ],
             },
         ],
@@ -106,7 +131,12 @@ MEMBERSHIPS = [
                 "address": "Ridgeway Farm, Upper Road, Letcombe Regis, Wantage, Oxfordshire",
                 "postcode": "OX12 9LH",
                 "stores": [
-                    {"key": "ridgeway-store", "name": "Ridgeway barn store", "lat": "51.5720", "lon": "-1.4460"},
+                    {
+                        "key": "ridgeway-store",
+                        "name": "Ridgeway barn store",
+                        "lat": "51.5720",
+                        "lon": "-1.4460",
+                    },
                 ],
             },
         ],

@@ -2,299 +2,594 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import sandbox.ids
 from django.db import migrations, models
+
+import sandbox.ids
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Account',
+            name="Account",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('username', models.CharField(max_length=150, unique=True)),
-                ('email', models.EmailField(max_length=254, unique=True)),
-                ('password', models.CharField(max_length=128)),
-                ('is_active', models.BooleanField(default=True)),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("username", models.CharField(max_length=150, unique=True)),
+                ("email", models.EmailField(max_length=254, unique=True)),
+                ("password", models.CharField(max_length=128)),
+                ("is_active", models.BooleanField(default=True)),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={
-                'ordering': ['username'],
+                "ordering": ["username"],
             },
         ),
         migrations.CreateModel(
-            name='ClockOffset',
+            name="ClockOffset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seconds', models.FloatField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seconds", models.FloatField(default=0)),
             ],
         ),
         migrations.CreateModel(
-            name='Edition',
+            name="Edition",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stage', models.CharField(choices=[('live', 'Live'), ('preview', 'Preview')], max_length=10)),
-                ('changed', models.DateTimeField(default=django.utils.timezone.now, help_text='Its CacheDate.')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "stage",
+                    models.CharField(
+                        choices=[("live", "Live"), ("preview", "Preview")], max_length=10
+                    ),
+                ),
+                (
+                    "changed",
+                    models.DateTimeField(
+                        default=django.utils.timezone.now, help_text="Its CacheDate."
+                    ),
+                ),
             ],
             options={
-                'ordering': ['scheme__name', 'stage'],
+                "ordering": ["scheme__name", "stage"],
             },
         ),
         migrations.CreateModel(
-            name='LoginThrottle',
+            name="LoginThrottle",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('address', models.GenericIPAddressField(unique=True)),
-                ('failures', models.PositiveIntegerField(default=0)),
-                ('locked_until', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("address", models.GenericIPAddressField(unique=True)),
+                ("failures", models.PositiveIntegerField(default=0)),
+                ("locked_until", models.DateTimeField(blank=True, null=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Scheme',
+            name="Scheme",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('key', models.SlugField(blank=True, help_text='Set by the demo loader to find its own schemes.')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "key",
+                    models.SlugField(
+                        blank=True, help_text="Set by the demo loader to find its own schemes."
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Credential',
+            name="Credential",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('token', 'Bearer token'), ('session', 'Session cookie')], max_length=10)),
-                ('digest', models.CharField(max_length=64, unique=True)),
-                ('created', models.DateTimeField()),
-                ('expires', models.DateTimeField(blank=True, help_text='Tokens only.', null=True)),
-                ('last_seen', models.DateTimeField()),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='credentials', to='sandbox.account')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("token", "Bearer token"), ("session", "Session cookie")],
+                        max_length=10,
+                    ),
+                ),
+                ("digest", models.CharField(max_length=64, unique=True)),
+                ("created", models.DateTimeField()),
+                ("expires", models.DateTimeField(blank=True, help_text="Tokens only.", null=True)),
+                ("last_seen", models.DateTimeField()),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="credentials",
+                        to="sandbox.account",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Aim',
+            name="Aim",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('modified', models.DateTimeField(auto_now=True)),
-                ('edition', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='aims', to='sandbox.edition')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("description", models.TextField(blank=True)),
+                ("modified", models.DateTimeField(auto_now=True)),
+                (
+                    "edition",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="aims",
+                        to="sandbox.edition",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Link',
+            name="Link",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('modified', models.DateTimeField(auto_now=True)),
-                ('aim', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='links', to='sandbox.aim')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("modified", models.DateTimeField(auto_now=True)),
+                (
+                    "aim",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="links",
+                        to="sandbox.aim",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Membership',
+            name="Membership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('membership_number', models.CharField(max_length=40)),
-                ('business_name', models.CharField(max_length=200)),
-                ('scheme_name', models.CharField(max_length=200)),
-                ('certifier_name', models.CharField(max_length=200)),
-                ('status', models.CharField(choices=[('Valid', 'Valid'), ('Grace', 'Grace'), ('Expired', 'Expired'), ('Suspended', 'Suspended'), ('Withdrawn', 'Withdrawn')], default='Valid', max_length=20)),
-                ('expiry_date', models.DateTimeField()),
-                ('enterprises', models.CharField(help_text='Comma-delimited.', max_length=500)),
-                ('contacts', models.ManyToManyField(blank=True, related_name='memberships', to='sandbox.account')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("membership_number", models.CharField(max_length=40)),
+                ("business_name", models.CharField(max_length=200)),
+                ("scheme_name", models.CharField(max_length=200)),
+                ("certifier_name", models.CharField(max_length=200)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("Valid", "Valid"),
+                            ("Grace", "Grace"),
+                            ("Expired", "Expired"),
+                            ("Suspended", "Suspended"),
+                            ("Withdrawn", "Withdrawn"),
+                        ],
+                        default="Valid",
+                        max_length=20,
+                    ),
+                ),
+                ("expiry_date", models.DateTimeField()),
+                ("enterprises", models.CharField(help_text="Comma-delimited.", max_length=500)),
+                (
+                    "contacts",
+                    models.ManyToManyField(
+                        blank=True, related_name="memberships", to="sandbox.account"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['business_name'],
+                "ordering": ["business_name"],
             },
         ),
         migrations.AddField(
-            model_name='edition',
-            name='scheme',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='editions', to='sandbox.scheme'),
+            model_name="edition",
+            name="scheme",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="editions",
+                to="sandbox.scheme",
+            ),
         ),
         migrations.CreateModel(
-            name='Scope',
+            name="Scope",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('start_date', models.DateTimeField(blank=True, null=True)),
-                ('end_date', models.DateTimeField(blank=True, null=True)),
-                ('modified', models.DateTimeField(auto_now=True)),
-                ('edition', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scopes', to='sandbox.edition')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("start_date", models.DateTimeField(blank=True, null=True)),
+                ("end_date", models.DateTimeField(blank=True, null=True)),
+                ("modified", models.DateTimeField(auto_now=True)),
+                (
+                    "edition",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="scopes",
+                        to="sandbox.edition",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['start_date', 'name'],
+                "ordering": ["start_date", "name"],
             },
         ),
         migrations.CreateModel(
-            name='Section',
+            name="Section",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('sector_prefix', models.CharField(max_length=10)),
-                ('prefix', models.CharField(help_text='Two letters, as in CR.ST.3.', max_length=2)),
-                ('name', models.CharField(max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('index', models.FloatField(default=0)),
-                ('what_has_changed', models.TextField(blank=True)),
-                ('modified', models.DateTimeField(auto_now=True)),
-                ('content_changed', models.DateTimeField(default=django.utils.timezone.now, help_text='Its CacheDate.')),
-                ('edition', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sections', to='sandbox.edition')),
-                ('scope', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to='sandbox.scope')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("sector_prefix", models.CharField(max_length=10)),
+                ("prefix", models.CharField(help_text="Two letters, as in CR.ST.3.", max_length=2)),
+                ("name", models.CharField(max_length=200)),
+                ("description", models.TextField(blank=True)),
+                ("index", models.FloatField(default=0)),
+                ("what_has_changed", models.TextField(blank=True)),
+                ("modified", models.DateTimeField(auto_now=True)),
+                (
+                    "content_changed",
+                    models.DateTimeField(
+                        default=django.utils.timezone.now, help_text="Its CacheDate."
+                    ),
+                ),
+                (
+                    "edition",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sections",
+                        to="sandbox.edition",
+                    ),
+                ),
+                (
+                    "scope",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to="sandbox.scope",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['index', 'sector_prefix', 'prefix'],
+                "ordering": ["index", "sector_prefix", "prefix"],
             },
         ),
         migrations.CreateModel(
-            name='Site',
+            name="Site",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('address', models.CharField(help_text='Lines separated by commas.', max_length=300)),
-                ('postcode', models.CharField(max_length=10)),
-                ('membership', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sites', to='sandbox.membership')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "address",
+                    models.CharField(help_text="Lines separated by commas.", max_length=300),
+                ),
+                ("postcode", models.CharField(max_length=10)),
+                (
+                    "membership",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sites",
+                        to="sandbox.membership",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='StandardPoint',
+            name="StandardPoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('reference', models.CharField(max_length=40)),
-                ('assessment_question', models.TextField()),
-                ('assessment_guidelines', models.TextField(blank=True, help_text='HTML')),
-                ('reference_sources', models.TextField(blank=True, help_text='HTML: record keeping')),
-                ('guidance', models.TextField(blank=True, help_text='HTML')),
-                ('score', models.FloatField(blank=True, null=True)),
-                ('revision_status', models.CharField(blank=True, max_length=40)),
-                ('index', models.FloatField(default=0)),
-                ('modified', models.DateTimeField(auto_now=True)),
-                ('aims', models.ManyToManyField(blank=True, related_name='points', through='sandbox.Link', to='sandbox.aim')),
-                ('section', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='points', to='sandbox.section')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("reference", models.CharField(max_length=40)),
+                ("assessment_question", models.TextField()),
+                ("assessment_guidelines", models.TextField(blank=True, help_text="HTML")),
+                (
+                    "reference_sources",
+                    models.TextField(blank=True, help_text="HTML: record keeping"),
+                ),
+                ("guidance", models.TextField(blank=True, help_text="HTML")),
+                ("score", models.FloatField(blank=True, null=True)),
+                ("revision_status", models.CharField(blank=True, max_length=40)),
+                ("index", models.FloatField(default=0)),
+                ("modified", models.DateTimeField(auto_now=True)),
+                (
+                    "aims",
+                    models.ManyToManyField(
+                        blank=True, related_name="points", through="sandbox.Link", to="sandbox.aim"
+                    ),
+                ),
+                (
+                    "section",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="points",
+                        to="sandbox.section",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['index'],
+                "ordering": ["index"],
             },
         ),
         migrations.AddField(
-            model_name='link',
-            name='standard_point',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='links', to='sandbox.standardpoint'),
+            model_name="link",
+            name="standard_point",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="links",
+                to="sandbox.standardpoint",
+            ),
         ),
         migrations.CreateModel(
-            name='AuditPoint',
+            name="AuditPoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('reference', models.CharField(max_length=40)),
-                ('item_text', models.TextField()),
-                ('index', models.FloatField(default=0)),
-                ('modified', models.DateTimeField(auto_now=True)),
-                ('standard_point', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='audit_points', to='sandbox.standardpoint')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("reference", models.CharField(max_length=40)),
+                ("item_text", models.TextField()),
+                ("index", models.FloatField(default=0)),
+                ("modified", models.DateTimeField(auto_now=True)),
+                (
+                    "standard_point",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="audit_points",
+                        to="sandbox.standardpoint",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['index'],
+                "ordering": ["index"],
             },
         ),
         migrations.CreateModel(
-            name='Answer',
+            name="Answer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('reference', models.CharField(max_length=40)),
-                ('answer_text', models.TextField()),
-                ('critical_point', models.BooleanField(default=False)),
-                ('score', models.FloatField(blank=True, null=True)),
-                ('index', models.FloatField(default=0)),
-                ('modified', models.DateTimeField(auto_now=True)),
-                ('standard_point', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='answers', to='sandbox.standardpoint')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("reference", models.CharField(max_length=40)),
+                ("answer_text", models.TextField()),
+                ("critical_point", models.BooleanField(default=False)),
+                ("score", models.FloatField(blank=True, null=True)),
+                ("index", models.FloatField(default=0)),
+                ("modified", models.DateTimeField(auto_now=True)),
+                (
+                    "standard_point",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="answers",
+                        to="sandbox.standardpoint",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['index'],
+                "ordering": ["index"],
             },
         ),
         migrations.CreateModel(
-            name='Store',
+            name="Store",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('guid', models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('latitude', models.CharField(blank=True, max_length=20)),
-                ('longitude', models.CharField(blank=True, max_length=20)),
-                ('site', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='stores', to='sandbox.site')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "guid",
+                    models.CharField(default=sandbox.ids.new_guid, max_length=40, unique=True),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("latitude", models.CharField(blank=True, max_length=20)),
+                ("longitude", models.CharField(blank=True, max_length=20)),
+                (
+                    "site",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="stores",
+                        to="sandbox.site",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Passport',
+            name="Passport",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('short_code', models.CharField(default=sandbox.ids.new_short_code, max_length=12, unique=True)),
-                ('created', models.DateTimeField()),
-                ('crop_type', models.CharField(blank=True, max_length=200)),
-                ('variety', models.CharField(blank=True, max_length=200)),
-                ('store_or_bin_name', models.CharField(blank=True, max_length=200)),
-                ('loading_date', models.DateTimeField(blank=True, null=True)),
-                ('harvest_year', models.CharField(blank=True, max_length=200)),
-                ('haulier_company_name', models.CharField(blank=True, max_length=200)),
-                ('vehicle_registration', models.CharField(blank=True, max_length=200)),
-                ('trailer_number', models.CharField(blank=True, max_length=200)),
-                ('haulier_collection_ticket_no', models.CharField(blank=True, max_length=200)),
-                ('post_harvest_treatment_option', models.CharField(blank=True, max_length=1)),
-                ('post_harvest_treatment_date', models.DateTimeField(blank=True, null=True)),
-                ('post_harvest_treatment_product', models.CharField(blank=True, max_length=200)),
-                ('don_risk_assessment_result', models.FloatField(blank=True, null=True)),
-                ('don_test_date', models.DateTimeField(blank=True, null=True)),
-                ('don_test_result', models.CharField(blank=True, max_length=200)),
-                ('zon_test_date', models.DateTimeField(blank=True, null=True)),
-                ('zon_test_result', models.CharField(blank=True, max_length=200)),
-                ('business_name', models.CharField(blank=True, max_length=200)),
-                ('collection_address', models.CharField(blank=True, max_length=400)),
-                ('certifier_name', models.CharField(blank=True, max_length=200)),
-                ('membership_number', models.CharField(blank=True, max_length=40)),
-                ('check_date', models.DateTimeField()),
-                ('status', models.CharField(blank=True, max_length=20)),
-                ('expiry_date', models.DateTimeField()),
-                ('enterprises', models.CharField(blank=True, max_length=500)),
-                ('grain_store_name', models.CharField(blank=True, max_length=200)),
-                ('grain_store_latitude', models.CharField(blank=True, max_length=20)),
-                ('grain_store_longitude', models.CharField(blank=True, max_length=20)),
-                ('created_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='passports', to='sandbox.account')),
-                ('membership', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='passports', to='sandbox.membership')),
-                ('site', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='passports', to='sandbox.site')),
-                ('store', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='passports', to='sandbox.store')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "short_code",
+                    models.CharField(
+                        default=sandbox.ids.new_short_code, max_length=12, unique=True
+                    ),
+                ),
+                ("created", models.DateTimeField()),
+                ("crop_type", models.CharField(blank=True, max_length=200)),
+                ("variety", models.CharField(blank=True, max_length=200)),
+                ("store_or_bin_name", models.CharField(blank=True, max_length=200)),
+                ("loading_date", models.DateTimeField(blank=True, null=True)),
+                ("harvest_year", models.CharField(blank=True, max_length=200)),
+                ("haulier_company_name", models.CharField(blank=True, max_length=200)),
+                ("vehicle_registration", models.CharField(blank=True, max_length=200)),
+                ("trailer_number", models.CharField(blank=True, max_length=200)),
+                ("haulier_collection_ticket_no", models.CharField(blank=True, max_length=200)),
+                ("post_harvest_treatment_option", models.CharField(blank=True, max_length=1)),
+                ("post_harvest_treatment_date", models.DateTimeField(blank=True, null=True)),
+                ("post_harvest_treatment_product", models.CharField(blank=True, max_length=200)),
+                ("don_risk_assessment_result", models.FloatField(blank=True, null=True)),
+                ("don_test_date", models.DateTimeField(blank=True, null=True)),
+                ("don_test_result", models.CharField(blank=True, max_length=200)),
+                ("zon_test_date", models.DateTimeField(blank=True, null=True)),
+                ("zon_test_result", models.CharField(blank=True, max_length=200)),
+                ("business_name", models.CharField(blank=True, max_length=200)),
+                ("collection_address", models.CharField(blank=True, max_length=400)),
+                ("certifier_name", models.CharField(blank=True, max_length=200)),
+                ("membership_number", models.CharField(blank=True, max_length=40)),
+                ("check_date", models.DateTimeField()),
+                ("status", models.CharField(blank=True, max_length=20)),
+                ("expiry_date", models.DateTimeField()),
+                ("enterprises", models.CharField(blank=True, max_length=500)),
+                ("grain_store_name", models.CharField(blank=True, max_length=200)),
+                ("grain_store_latitude", models.CharField(blank=True, max_length=20)),
+                ("grain_store_longitude", models.CharField(blank=True, max_length=20)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="passports",
+                        to="sandbox.account",
+                    ),
+                ),
+                (
+                    "membership",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="passports",
+                        to="sandbox.membership",
+                    ),
+                ),
+                (
+                    "site",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="passports",
+                        to="sandbox.site",
+                    ),
+                ),
+                (
+                    "store",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="passports",
+                        to="sandbox.store",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created'],
+                "ordering": ["-created"],
             },
         ),
         migrations.AddConstraint(
-            model_name='edition',
-            constraint=models.UniqueConstraint(fields=('scheme', 'stage'), name='one_edition_per_stage'),
+            model_name="edition",
+            constraint=models.UniqueConstraint(
+                fields=("scheme", "stage"), name="one_edition_per_stage"
+            ),
         ),
         migrations.AddIndex(
-            model_name='section',
-            index=models.Index(fields=['edition', 'prefix'], name='sandbox_sec_edition_d65720_idx'),
+            model_name="section",
+            index=models.Index(fields=["edition", "prefix"], name="sandbox_sec_edition_d65720_idx"),
         ),
     ]
