@@ -129,6 +129,23 @@ class MembershipAdmin(admin.ModelAdmin):
     search_fields = ["business_name", "membership_number", "guid"]
     filter_horizontal = ["contacts"]
     inlines = [SiteInline]
+    actions = ["suspend", "withdraw", "reinstate"]
+
+    def _set_status(self, request, queryset, status: str) -> None:
+        count = queryset.update(status=status)
+        self.message_user(request, f"{count} membership(s) now {status}.")
+
+    @admin.action(description="Suspend the selected memberships")
+    def suspend(self, request, queryset):
+        self._set_status(request, queryset, models.Membership.Status.SUSPENDED)
+
+    @admin.action(description="Withdraw the selected memberships")
+    def withdraw(self, request, queryset):
+        self._set_status(request, queryset, models.Membership.Status.WITHDRAWN)
+
+    @admin.action(description="Reinstate the selected memberships as valid")
+    def reinstate(self, request, queryset):
+        self._set_status(request, queryset, models.Membership.Status.VALID)
 
 
 class StoreInline(admin.TabularInline):

@@ -78,9 +78,9 @@ def start_sandbox(directory: Path, **settings: str) -> Sandbox:
         if process.poll() is not None:
             raise RuntimeError(f"The sandbox stopped on start:\n{log.read_text()}")
         try:
-            requests.get(url + "/", timeout=1)
+            requests.get(url + "/", timeout=2)
             return Sandbox(url=url, process=process, log=log, database=database)
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
             time.sleep(0.2)
     process.kill()
     raise RuntimeError(f"The sandbox did not answer within a minute:\n{log.read_text()}")

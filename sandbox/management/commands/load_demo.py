@@ -1,13 +1,13 @@
 from django.core.management.base import BaseCommand
 
-from sandbox import demo
+from sandbox.demo import loader
 
 
 class Command(BaseCommand):
     help = "Loads the sandbox's demo data; what already exists is left as it is."
 
     def handle(self, *args, **options) -> None:
-        loaded = demo.load()
+        loaded = loader.load()
         if loaded:
             self.stdout.write("Loaded " + ", ".join(loaded) + ".")
         else:
