@@ -45,8 +45,17 @@ def data_error(field: str, rule: str, message: str) -> records.ErrorItem:
     return records.ErrorItem(code=f"DataError:{field}:{rule}", message=message)
 
 
-def required_error(field: str) -> records.ErrorItem:
-    return data_error(field, "RequiredRule", f"{field} is required.")
+def required_errors(
+    fields: dict[str, object], errors: list[records.ErrorItem]
+) -> list[records.ErrorItem]:
+    """A RequiredRule error for each field (wire name: value) that is missing or empty, unless
+    `errors` already reports its value as of the wrong type."""
+    wrong_type = {(e.code or "").split(":")[1] for e in errors if (e.code or "").count(":") == 2}
+    return [
+        data_error(name, "RequiredRule", f"{name} is required.")
+        for name, value in fields.items()
+        if not (value.strip() if isinstance(value, str) else value) and name not in wrong_type
+    ]
 
 
 # --- negotiation ----------------------------------------------------------------------------------

@@ -61,8 +61,14 @@ def login_error(code: str) -> ServiceError:
 def check_password(address: str, username: str, password: str) -> Account:
     """The account these credentials name, counting a failure against `address`.
 
-    Raises the login error the failure earns: failed, the warning, or the lockout.
+    Raises the login error the failure earns: failed, the warning, or the lockout. The
+    password is checked before the address's row is locked, so logins don't queue behind
+    each other's hashing.
     """
+    account = Account.find(username)
+    if account is None:
+        _UNKNOWN_ACCOUNT_PASSWORD.check_password(password)
+    correct = account is not None and account.check_password(password)
     with transaction.atomic():
         throttle, _ = LoginThrottle.objects.select_for_update().get_or_create(address=address)
         now = clock.now()
@@ -70,13 +76,10 @@ def check_password(address: str, username: str, password: str) -> Account:
             raise login_error(LOCKED)
         if throttle.locked_until:  # a lockout that has ended starts the count afresh
             throttle.failures, throttle.locked_until = 0, None
-        account = Account.find(username)
-        if account is not None and account.check_password(password):
+        if correct:
             throttle.failures = 0
             throttle.save()
             return account
-        if account is None:
-            _UNKNOWN_ACCOUNT_PASSWORD.check_password(password)
         code = _count_failure(throttle, now)
         throttle.save()
     raise login_error(code)

@@ -21,7 +21,7 @@ from sandbox.api import (
     not_found,
     pdf_response,
     read_body,
-    required_error,
+    required_errors,
     wants_pdf,
     wire_response,
 )
@@ -38,9 +38,9 @@ MAX_TEXT = 200
 @endpoint("POST", authenticated=False)
 def login(request: HttpRequest) -> HttpResponse:
     credentials, errors = read_body(request, records.LoginRequest)
-    errors += [
-        required_error(f) for f in ("type", "username", "password") if not getattr(credentials, f)
-    ]
+    errors += required_errors(
+        {f: getattr(credentials, f) for f in ("type", "username", "password")}, errors
+    )
     if credentials.type and credentials.type not in LOGIN_TYPES:
         errors.append(data_error("type", "FormatRule", "type must be session or token."))
     if errors:
@@ -168,13 +168,11 @@ def download_passport(request: HttpRequest, short_code: str) -> HttpResponse:
 
 def _valid_passport_request(request: HttpRequest) -> records.PassportRequest:
     form, errors = read_body(request, records.PassportRequest)
-    errors += [
-        required_error(f)
-        for f, value in (("MembershipGUID", form.membership_guid), ("SiteGUID", form.site_guid))
-        if not value
-    ]
+    errors += required_errors(
+        {"MembershipGUID": form.membership_guid, "SiteGUID": form.site_guid}, errors
+    )
     option = form.post_harvest_treatment_option
-    if option is not None and option.strip().upper() not in records.POST_HARVEST_TREATMENT_OPTIONS:
+    if option is not None and option not in records.POST_HARVEST_TREATMENT_OPTIONS:
         errors.append(
             data_error(
                 "PostHarvestTreatmentOption",
@@ -230,7 +228,7 @@ def _create(form, membership, site, store, account, now) -> Passport:
         vehicle_registration=form.vehicle_registration or "",
         trailer_number=form.trailer_number or "",
         haulier_collection_ticket_no=form.haulier_collection_ticket_no or "",
-        post_harvest_treatment_option=(form.post_harvest_treatment_option or "").strip().upper(),
+        post_harvest_treatment_option=form.post_harvest_treatment_option or "",
         post_harvest_treatment_date=form.post_harvest_treatment_date,
         post_harvest_treatment_product=form.post_harvest_treatment_product or "",
         don_risk_assessment_result=form.don_risk_assessment_result,

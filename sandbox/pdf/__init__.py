@@ -34,6 +34,12 @@ _STYLESHEET_LINK = '<link rel="stylesheet" href="passport.css">'
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _BLANK = '<div class="v blank"></div>'
+_GRAIN_STORE_ROW = Template(
+    "    <tr>\n"
+    '      <td colspan="2"><div class="l">Grain store (collection point)</div>${name}</td>\n'
+    '      <td><div class="l">Grain store latitude, longitude</div>${location}</td>\n'
+    "    </tr>"
+)
 
 # Layouts tried in turn until the passport fits one page: the normal one, a smaller type size,
 # then a smaller type size with each value cut to three lines (marked with an ellipsis).
@@ -228,12 +234,7 @@ def _grain_store_row(p: CropPassport) -> str:
     if name is None and latitude is None and longitude is None:
         return ""
     location = f"{latitude}, {longitude}" if latitude and longitude else latitude or longitude
-    return (
-        "    <tr>\n"
-        f'      <td colspan="2"><div class="l">Grain store (collection point)</div>{_value(name)}</td>\n'
-        f'      <td><div class="l">Grain store latitude, longitude</div>{_value(location)}</td>\n'
-        "    </tr>"
-    )
+    return _GRAIN_STORE_ROW.substitute(name=_value(name), location=_value(location))
 
 
 __all__ = [

@@ -164,9 +164,7 @@ def test_it_accepts_the_token_as_a_bearer_authorization(sandbox, http, fmt):
     ["grower@example.com", "GROWER", "Grower", "Grower@Example.COM"],
     ids=["e-mail", "upper-case", "capitalised", "mixed-case-e-mail"],
 )
-def test_it_signs_in_by_e_mail_address_and_by_username_in_any_case(
-    sandbox, http, fmt, username
-):
+def test_it_signs_in_by_e_mail_address_and_by_username_in_any_case(sandbox, http, fmt, username):
     token = authorization(post_login(http, sandbox, fmt, "token", username, GROWER[1]), fmt).token
 
     assert signed_in_as(http, sandbox, fmt, headers=bearer(token)) == "grower"
@@ -193,9 +191,7 @@ def open_session(http: requests.Session, sandbox, fmt: Format) -> requests.Respo
     return response
 
 
-def test_it_answers_a_session_login_with_an_empty_token_and_an_http_only_cookie(
-    sandbox, http, fmt
-):
+def test_it_answers_a_session_login_with_an_empty_token_and_an_http_only_cookie(sandbox, http, fmt):
     response = open_session(http, sandbox, fmt)
 
     set_cookie = response.headers.get("Set-Cookie", "")
@@ -334,24 +330,23 @@ def test_it_counts_a_wrong_basic_password_as_a_login_failure(sandbox, http, fmt)
         "basic-not-utf-8",
     ],
 )
-@pytest.mark.parametrize(
-    ("accept", "expected"),
-    [
-        ("text/xml", Format.XML),
-        ("application/json", Format.JSON),
-        (None, Format.JSON),
-        ("*/*", Format.JSON),
-    ],
-    ids=["xml", "json", "no-accept", "anything"],
-)
 def test_it_answers_401_in_the_format_accept_asks_for_without_usable_credentials(
-    sandbox, http, authorization_header, accept, expected
+    sandbox, http, fmt, authorization_header
 ):
-    headers = {"Accept": accept, "Authorization": authorization_header}
+    headers = {"Accept": fmt.media_type, "Authorization": authorization_header}
 
     response = http.get(sandbox.endpoint("/v1/standards.eb"), headers=headers, timeout=TIMEOUT)
 
-    assert_authentication_required(response, expected)
+    assert_authentication_required(response, fmt)
+
+
+@pytest.mark.parametrize("accept", [None, "*/*"], ids=["no-accept", "anything"])
+def test_it_answers_401_in_json_when_accept_names_no_format(sandbox, http, accept):
+    headers = {"Accept": accept}
+
+    response = http.get(sandbox.endpoint("/v1/standards.eb"), headers=headers, timeout=TIMEOUT)
+
+    assert_authentication_required(response, Format.JSON)
 
 
 # --- malformed logins -----------------------------------------------------------------------------
@@ -398,6 +393,26 @@ def test_it_reports_every_missing_or_wrong_field_of_a_login_at_once(
 
     assert response.status_code == 400
     assert sorted(error_codes(response, fmt)) == sorted(expected)
+
+
+WRONG_TYPE = {
+    Format.JSON: json.dumps({**RIGHT, "username": ["grower"]}).encode(),
+    Format.XML: (
+        b"<authenticate><type>token</type><username><name>grower</name></username>"
+        b"<password>grower-demo-pass</password></authenticate>"
+    ),
+}
+
+
+def test_it_answers_a_username_of_the_wrong_type_with_a_format_rule_alone(
+    sandbox, http, fmt, credentials_unchanged
+):
+    response = http.post(
+        sandbox.endpoint(LOGIN), data=WRONG_TYPE[fmt], headers=wire_headers(fmt), timeout=TIMEOUT
+    )
+
+    assert response.status_code == 400
+    assert error_codes(response, fmt) == ["DataError:username:FormatRule"]
 
 
 UNREADABLE = {
