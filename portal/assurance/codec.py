@@ -139,16 +139,24 @@ def _lookup(names: dict[str, _Field], name: str) -> _Field | None:
 
 
 def parse_datetime(text: str) -> datetime:
-    """An ISO 8601 date or date-time; one without a zone is taken as UTC."""
+    """An ISO 8601 date or date-time, in UTC; one without a zone is taken as UTC."""
     value = datetime.fromisoformat(text.strip())
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not value.tzinfo:
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("out of range in UTC") from None
 
 
 def format_datetime(value: datetime) -> str:
     """UTC to the second, as `2026-11-22T09:30:00Z`; fractions of a second are not kept."""
     if value.tzinfo:
         value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return (
+        f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+        f"T{value.hour:02d}:{value.minute:02d}:{value.second:02d}Z"
+    )
 
 
 def format_number(value: float) -> str:
@@ -208,7 +216,7 @@ def _from_json_value(kind: str, value: Any) -> Any:
         if kind == FLOAT:
             return _from_text(FLOAT, repr(value))
         if kind == STR:
-            return format_number(value)
+            return str(value) if isinstance(value, int) else format_number(value)
         if kind == BOOL and value in (0, 1):
             return bool(value)
     raise ValueError("wrong type")
@@ -247,6 +255,8 @@ def _load_json(body: bytes | str, record_type: type) -> dict:
         raise WireFormatError.of_body("The body is not valid JSON.") from exc
     if not isinstance(data, dict):
         raise WireFormatError.of_body("The body is not a JSON object.")
+    if _SURROGATE_ESCAPE.search(body if isinstance(body, bytes) else body.encode()):
+        _refuse_lone_surrogates(data)
     if len(data) == 1:  # tolerate a body wrapped in its root name, unless a field has that name
         (key, value), root = next(iter(data.items())), record_type.root  # type: ignore[attr-defined]
         is_root = key.lower() == root.lower()
@@ -270,6 +280,17 @@ def _load_xml(body: bytes | str, record_type: type) -> Element:
     if _local(root.tag).lower() != expected.lower():
         raise WireFormatError.of_body(f"The XML root should be <{expected}>.")
     return root
+
+
+# A lone surrogate can only come from a \\u escape; such text has no UTF-8 form.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _refuse_lone_surrogates(data: dict) -> None:
+    try:
+        json.dumps(data, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        raise WireFormatError.of_body("The body holds text that is not valid Unicode.") from None
 
 
 def _local(tag: str) -> str:
