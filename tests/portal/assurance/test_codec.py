@@ -736,3 +736,34 @@ def test_encoding_never_writes_json_that_is_not_json() -> None:
     except ValueError:
         return
     json.loads(body, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+
+
+def test_a_lone_surrogate_in_json_is_refused_but_a_surrogate_pair_is_read() -> None:
+    with pytest.raises(WireFormatError) as caught:
+        decode(b'{"CropType": "\\ud800"}', PassportRequest, Format.JSON)
+    assert caught.value.errors[0].field == "body"
+    pair = decode(b'{"CropType": "\\ud83c\\udf3e"}', PassportRequest, Format.JSON)
+    assert pair.crop_type == "\N{EAR OF RICE}"
+
+
+def test_an_integer_too_large_for_a_float_is_still_text_where_text_is_expected() -> None:
+    digits = "1" + "0" * 400
+    record = decode(f'{{"CropType": {digits}}}'.encode(), PassportRequest, Format.JSON)
+    assert record.crop_type == digits
+    with pytest.raises(WireFormatError) as caught:
+        decode(f'{{"DONRiskAssessmentResult": {digits}}}'.encode(), PassportRequest, Format.JSON)
+    assert caught.value.errors[0].field == "DONRiskAssessmentResult"
+
+
+def test_a_date_that_leaves_the_calendar_in_utc_is_a_format_error() -> None:
+    body = b'{"LoadingDate": "0001-01-01T00:00:00+14:00"}'
+    with pytest.raises(WireFormatError) as caught:
+        decode(body, PassportRequest, Format.JSON)
+    assert caught.value.errors[0].field == "LoadingDate"
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+def test_a_year_before_1000_is_written_with_four_digits(fmt: Format) -> None:
+    record = PassportRequest(loading_date=datetime(1, 1, 1, tzinfo=UTC))
+    assert b"0001-01-01T00:00:00Z" in encode(record, fmt)
+    assert decode(encode(record, fmt), PassportRequest, fmt) == record
