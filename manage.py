@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Django's command-line utility: the portal by default, the sandbox with --settings=sandbox.settings."""
+"""Django's command line: the portal by default, the sandbox with --settings=sandbox.settings."""
 
 import os
 import sys

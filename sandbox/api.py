@@ -131,6 +131,19 @@ def read_body[R](request: HttpRequest, record_type: type[R]) -> tuple[R, list[re
     return record, errors
 
 
+_DISCARD_AT_MOST = 4 * 1024 * 1024
+
+
+def _discard_unread_body(request: HttpRequest) -> None:
+    """Reads what is left of a body an error answered before reading, so that the server can
+    keep the connection open for the client's next request."""
+    if getattr(request, "_read_started", False) or hasattr(request, "_body"):
+        return
+    remaining = _DISCARD_AT_MOST
+    while remaining > 0 and (chunk := request.read(min(remaining, 64 * 1024))):
+        remaining -= len(chunk)
+
+
 def _too_large() -> ServiceError:
     limit = settings.SANDBOX_MAX_BODY_BYTES
     return ServiceError.of(
@@ -173,6 +186,7 @@ def endpoint(
                     request.account = auth.authenticate(request)
                 return view(request, *args, **kwargs)
             except ServiceError as error:
+                _discard_unread_body(request)
                 return error_response(request, error)
 
         return handle

@@ -35,6 +35,13 @@ def _edition_part_changed(sender, instance, **kwargs) -> None:
     _touch_edition(instance.edition_id)
 
 
+def _aim_changed(sender, instance, **kwargs) -> None:
+    """Every section's data names the aims its points serve."""
+    moment = clock.now()
+    Section.objects.filter(edition_id=instance.edition_id).update(content_changed=moment)
+    Edition.objects.filter(pk=instance.edition_id).update(changed=moment)
+
+
 def connect() -> None:
     post_save.connect(_section_saved, sender=Section)
     post_delete.connect(_edition_part_changed, sender=Section)
@@ -42,5 +49,5 @@ def connect() -> None:
         signal.connect(_point_changed, sender=StandardPoint)
         for part in (AuditPoint, Answer, Link):
             signal.connect(_point_part_changed, sender=part)
-        for part in (Scope, Aim):
-            signal.connect(_edition_part_changed, sender=part)
+        signal.connect(_edition_part_changed, sender=Scope)
+        signal.connect(_aim_changed, sender=Aim)

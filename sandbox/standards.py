@@ -70,7 +70,7 @@ def find_section(stage: str, scheme_guid: str, key: str, sector: str) -> Section
 
     Without a sector filter, a prefix that several sectors share names the first in order.
     """
-    sections = _edition(stage, scheme_guid).sections.all()
+    sections = _edition(stage, scheme_guid).sections.select_related("edition__scheme")
     if sector:
         sections = sections.filter(sector_prefix__iexact=sector)
     is_prefix = len(key) == 2
@@ -81,11 +81,11 @@ def find_section(stage: str, scheme_guid: str, key: str, sector: str) -> Section
     return section
 
 
-def section_data(stage: str, scheme_guid: str, key: str, sector: str) -> records.SectionData:
-    section = find_section(stage, scheme_guid, key, sector)
+def section_data(section: Section) -> records.SectionData:
+    """The section's data as the interface shows it; `section` from `find_section`."""
     points = StandardPoint.objects.filter(section=section)
     return records.SectionData(
-        scheme_guid=scheme_guid,
+        scheme_guid=section.edition.scheme.guid,
         sector_prefix=section.sector_prefix,
         section_guid=section.guid,
         section_name=section.name,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -78,7 +79,15 @@ def sections(request: HttpRequest, stage: str, scheme_guid: str) -> HttpResponse
 @endpoint("GET")
 def section_data(request: HttpRequest, stage: str, scheme_guid: str, section: str) -> HttpResponse:
     sector = request.GET.get("SectorPrefixFilter", "")
-    return wire_response(request, standards.section_data(stage, scheme_guid, section, sector))
+    found = standards.find_section(stage, scheme_guid, section, sector)
+    # Long sections are costly to build; each version is encoded once per format and process.
+    key = f"section:{found.pk}:{found.content_changed.timestamp()}:{request.media_type}"
+    encoded = cache.get(key)
+    if encoded is None:
+        response = wire_response(request, standards.section_data(found))
+        cache.set(key, (response.content, response["Content-Type"]))
+        return response
+    return HttpResponse(encoded[0], content_type=encoded[1])
 
 
 # --- authorisation --------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import socket
+import sqlite3
 import subprocess
 import sys
 import time

@@ -19,7 +19,6 @@ from enum import StrEnum
 from functools import cache
 from typing import Any
 from xml.etree.ElementTree import Element, ParseError
-from xml.sax.saxutils import escape
 
 import defusedxml.ElementTree as SafeElementTree
 from defusedxml import DefusedXmlException
@@ -151,12 +150,9 @@ def parse_datetime(text: str) -> datetime:
 
 def format_datetime(value: datetime) -> str:
     """UTC to the second, as `2026-11-22T09:30:00Z`; fractions of a second are not kept."""
-    if value.tzinfo:
+    if value.tzinfo is not None and value.tzinfo is not UTC:
         value = value.astimezone(UTC)
-    return (
-        f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
-        f"T{value.hour:02d}:{value.minute:02d}:{value.second:02d}Z"
-    )
+    return value.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
 def format_number(value: float) -> str:
@@ -373,7 +369,9 @@ def to_mapping(record: Any) -> dict[str, Any]:
             out[f.wire] = format_datetime(value)
         elif f.kind == FLOAT:
             number = float(value)
-            out[f.wire] = int(number) if format_number(number).lstrip("-").isdigit() else number
+            if not math.isfinite(number):
+                raise ValueError("Numbers on the wire are finite.")
+            out[f.wire] = int(number) if number.is_integer() and abs(number) < 1e15 else number
         else:
             out[f.wire] = value
     return out
@@ -383,19 +381,25 @@ def to_mapping(record: Any) -> dict[str, Any]:
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
+_NEEDS_ESCAPING = re.compile("[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
 def xml_text(value: str) -> str:
     """`value` as XML character data; a carriage return survives as a reference."""
-    return escape(_NOT_XML.sub("", value), {"\r": "&#13;"})
+    if not _NEEDS_ESCAPING.search(value):
+        return value
+    value = _NOT_XML.sub("", value).replace("&", "&amp;").replace("<", "&lt;")
+    return value.replace(">", "&gt;").replace("\r", "&#13;")
 
 
 def _scalar_text(kind: str, value: Any) -> str:
+    if kind == STR:
+        return xml_text(value if type(value) is str else str(value))
     if kind == DATETIME:
         return format_datetime(value)
     if kind == FLOAT:
         return format_number(float(value))
-    if kind == BOOL:
-        return "true" if value else "false"
-    return xml_text(str(value))
+    return "true" if value else "false"
 
 
 def _write_element(record: Any, tag: str, parts: list[str]) -> None:

@@ -209,6 +209,46 @@ def test_the_audit_points_and_answers_of_a_section_belong_to_its_standard_points
     assert len(set(guids)) == len(guids)
 
 
+def test_audit_points_answers_and_links_follow_the_order_of_their_standard_points(
+    sandbox, grower, crops_guid
+):
+    data = section(sandbox, grower, crops_guid, "ST")
+    position = {p.guid: n for n, p in enumerate(data.standard_points)}
+    for items in (data.audit_points, data.answers):
+        keys = [(position[x.question_guid], x.index) for x in items]
+        assert keys == sorted(keys)
+        assert len(set(keys)) == len(keys)
+    link_positions = [position[link.asset_guid] for link in data.links]
+    assert link_positions == sorted(link_positions)
+
+
+def test_audit_point_and_answer_references_extend_their_standard_points_reference(
+    sandbox, grower, crops_guid
+):
+    data = section(sandbox, grower, crops_guid, "ST")
+    reference = {p.guid: p.reference for p in data.standard_points}
+    for audit_point in data.audit_points:
+        assert audit_point.reference.startswith(f"{reference[audit_point.question_guid]}-A")
+    for answer in data.answers:
+        assert answer.reference.startswith(f"{reference[answer.question_guid]}-R")
+
+
+def test_a_section_prefix_matches_without_regard_to_case(sandbox, grower, crops_guid):
+    assert section(sandbox, grower, crops_guid, "st") == section(sandbox, grower, crops_guid, "ST")
+
+
+def test_application_xml_is_answered_as_application_xml(sandbox, grower, crops_guid):
+    response = grower.get(
+        sandbox.endpoint(f"/v1/standards/{crops_guid}/ST.eb"),
+        headers={"Accept": "application/xml"},
+        timeout=TIMEOUT,
+    )
+    assert response.status_code == 200
+    assert response.headers["Content-Type"].startswith("application/xml")
+    as_xml = decode(response.content, records.SectionData, Format.XML)
+    assert as_xml == section(sandbox, grower, crops_guid, "ST")
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_the_categories_and_links_of_a_section_are_consistent(sandbox, grower, crops_guid, fmt):
     data = section(sandbox, grower, crops_guid, "ST", fmt)
@@ -295,14 +335,16 @@ def test_the_preview_of_a_changed_section_says_what_has_changed_and_differs_from
     assert live_refs - preview_refs or preview_refs - live_refs
     indexes = [p.index for p in preview.standard_points]
     assert indexes == sorted(indexes)
+    statuses = {p.revision_status for p in preview.standard_points}
+    assert statuses <= {"Unchanged", "Revised", "New"}
+    assert {"Revised", "New"} <= statuses
+    assert {p.revision_status for p in live.standard_points} <= {"Unchanged", "Revised", "New"}
     point_guids = {p.guid for p in preview.standard_points}
     assert {a.question_guid for a in preview.answers} <= point_guids
     assert {link.asset_guid for link in preview.links} <= point_guids
 
 
-def test_the_preview_section_by_guid_gives_the_same_data_as_by_prefix(
-    sandbox, grower, crops_guid
-):
+def test_the_preview_section_by_guid_gives_the_same_data_as_by_prefix(sandbox, grower, crops_guid):
     by_prefix = section(sandbox, grower, crops_guid, "ST", stage="preview/")
     by_guid = section(sandbox, grower, crops_guid, by_prefix.section_guid, stage="preview/")
     assert by_guid == by_prefix
@@ -390,3 +432,16 @@ def test_the_standards_need_credentials(sandbox, crops_guid):
         assert "Basic" in response.headers["WWW-Authenticate"]
         body = decode(response.content, records.ErrorBody, Format.JSON)
         assert [e.code for e in body.errors] == ["OperationError:AuthenticationRequired"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_sector_filter_no_section_has_gives_an_empty_list_that_is_still_written(
+    sandbox, grower, crops_guid, fmt
+):
+    response = get(sandbox, grower, f"/v1/standards/{crops_guid}.eb", fmt, SectorPrefixFilter="ZZ")
+    assert response.status_code == 200
+    assert decode(response.content, records.SectionList, fmt).sections == []
+    if fmt is Format.JSON:
+        assert response.json()["Sections"] == []
+    else:
+        assert b"<Sections></Sections>" in response.content or b"<Sections/>" in response.content

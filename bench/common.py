@@ -1,0 +1,293 @@
+"""What the benchmarks share: a sandbox of their own, timing, and the report they print.
+
+Benchmarks report; they never fail the build. Every loop has a fixed count, all traffic goes to
+127.0.0.1, and a sandbox a benchmark starts is stopped however the benchmark ends.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOPBACK = "127.0.0.1"
+REQUEST_TIMEOUT = 30  # seconds, for any one request
+START_TIMEOUT = 90  # seconds for a sandbox to answer after it is started
+DEMO_USER, DEMO_PASSWORD = "grower", "grower-demo-pass"
+
+
+# --- a sandbox of the benchmark's own -------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Sandbox:
+    """A sandbox under gunicorn on a loopback port, with its own SQLite database."""
+
+    url: str
+    process: subprocess.Popen
+    database: Path
+    log: Path
+    workers: int
+    setup_seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def database_url(self) -> str:
+        return f"sqlite:///{self.database}"
+
+    def endpoint(self, path: str) -> str:
+        return f"{self.url}{path}"
+
+    def session(self) -> requests.Session:
+        """A keep-alive session that never goes through a proxy (loopback only)."""
+        session = requests.Session()
+        session.trust_env = False
+        return session
+
+    def token(self, username: str = DEMO_USER, password: str = DEMO_PASSWORD) -> str:
+        """A bearer token from one login (basic auth would cost a PBKDF2 check per request)."""
+        response = self.session().post(
+            self.endpoint("/v1/authentication/login.eb"),
+            json={"type": "token", "username": username, "password": password},
+            headers={"Accept": "application/json"},
+            timeout=REQUEST_TIMEOUT,
+        )
+        response.raise_for_status()
+        return response.json()["token"]
+
+
+def _manage(database: Path, *args: str) -> float:
+    """Runs a `manage.py` command against `database` with the sandbox's settings; its seconds."""
+    env = {**os.environ, "SANDBOX_DATABASE_URL": f"sqlite:///{database}"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    started = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args, "--settings=sandbox.settings"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    if result.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stderr}")
+    return time.perf_counter() - started
+
+
+def start_sandbox(
+    directory: Path,
+    *,
+    large_data: bool = True,
+    points: int | None = None,
+    passports: int | None = None,
+    workers: int = 2,
+    **settings: str,
+) -> Sandbox:
+    """Prepares a fresh database in `directory` (migrations, demo data and, with `large_data`,
+    `generate_large_data`), starts `python -m scripts.sandbox` on a free port with SANDBOX_*
+    `settings`, and returns once it answers."""
+    database = directory / "sandbox.sqlite3"
+    setup = {
+        "migrate": _manage(database, "migrate", "--verbosity=0"),
+        "load_demo": _manage(database, "load_demo"),
+    }
+    if large_data:
+        sizes = []
+        if points is not None:
+            sizes += ["--points", str(points)]
+        if passports is not None:
+            sizes += ["--passports", str(passports)]
+        setup["generate_large_data"] = _manage(database, "generate_large_data", *sizes)
+
+    port = free_port()
+    env = {**os.environ, "SANDBOX_DATABASE_URL": f"sqlite:///{database}", **settings}
+    env.pop("SANDBOX_ACCESS_LOG", None)
+    log = directory / "sandbox.log"
+    started = time.perf_counter()
+    with log.open("w") as log_file:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "scripts.sandbox", "--host", LOOPBACK, "--port", str(port),
+             "--workers", str(workers), "--quiet"],
+            cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    sandbox = Sandbox(f"http://{LOOPBACK}:{port}", process, database, log, workers, setup)
+    try:
+        _wait_until_it_answers(sandbox)
+    except BaseException:
+        stop_sandbox(sandbox)
+        raise
+    setup["start"] = time.perf_counter() - started
+    return sandbox
+
+
+def _wait_until_it_answers(sandbox: Sandbox) -> None:
+    session = sandbox.session()
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if sandbox.process.poll() is not None:
+            raise RuntimeError(f"The sandbox stopped on start:\n{sandbox.log.read_text()}")
+        try:
+            session.get(sandbox.endpoint("/"), timeout=5)
+            return
+        except (requests.ConnectionError, requests.Timeout):  # not listening, or still loading
+            time.sleep(0.2)
+    raise RuntimeError(
+        f"The sandbox did not answer in {START_TIMEOUT} s:\n{sandbox.log.read_text()}"
+    )
+
+
+def stop_sandbox(sandbox: Sandbox) -> None:
+    """Stops gunicorn (the process `scripts.sandbox` became) and its workers."""
+    if sandbox.process.poll() is not None:
+        return
+    sandbox.process.terminate()
+    try:
+        sandbox.process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        sandbox.process.kill()
+        sandbox.process.wait(timeout=5)
+
+
+@contextmanager
+def running_sandbox(**options) -> Iterator[Sandbox]:
+    """A sandbox in a temporary directory for the length of the `with` block."""
+    with TemporaryDirectory(prefix="bench-sandbox-") as directory:
+        sandbox = start_sandbox(Path(directory), **options)
+        try:
+            yield sandbox
+        finally:
+            stop_sandbox(sandbox)
+
+
+# --- timing ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Samples in milliseconds."""
+
+    samples: tuple[float, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.samples)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def p95(self) -> float:
+        """Nearest-rank 95th percentile."""
+        ordered = sorted(self.samples)
+        return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+    @property
+    def minimum(self) -> float:
+        return min(self.samples)
+
+
+def time_calls(call: Callable[[], object], count: int, warmup: int = 0) -> Timing:
+    """Calls `call` `warmup` times untimed, then `count` times, timing each call."""
+    for _ in range(warmup):
+        call()
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - started) * 1000)
+    return Timing(tuple(samples))
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """A figure and the bound it should meet: `value < limit` (or `<=` with `inclusive`)."""
+
+    name: str
+    value: float
+    limit: float
+    unit: str = "ms"
+    inclusive: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.value <= self.limit if self.inclusive else self.value < self.limit
+
+    @property
+    def bound(self) -> str:
+        return f"{'<=' if self.inclusive else '<'} {_number(self.limit)} {self.unit}".rstrip()
+
+
+def _number(value: float) -> str:
+    return f"{value:.2f}" if abs(value) < 10 else f"{value:.1f}"
+
+
+def ms(value: float) -> str:
+    return f"{value:.1f} ms"
+
+
+def size(n_bytes: int) -> str:
+    return f"{n_bytes / 1024:.0f} KiB" if n_bytes >= 1024 else f"{n_bytes} B"
+
+
+def print_table(headers: list[str], rows: list[list[str]]) -> None:
+    """A plain text table: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
+
+    def line(cells: list[str]) -> str:
+        first, *rest = (str(c) for c in cells)
+        parts = [first.ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(rest, widths[1:], strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    print(line(headers))
+    print(line(["-" * w for w in widths]))
+    for row in rows:
+        print(line(row))
+
+
+def print_targets(targets: list[Target]) -> None:
+    print_table(
+        ["target", "measured", "bound", "result"],
+        [
+            [
+                t.name,
+                f"{_number(t.value)} {t.unit}".rstrip(),
+                t.bound,
+                "PASS" if t.passed else "MISS",
+            ]
+            for t in targets
+        ],
+    )
+
+
+def machine_load() -> str:
+    """CPUs and the 1-minute load average, with a warning when other work competes for them."""
+    cpus, load = os.cpu_count() or 1, os.getloadavg()[0]
+    note = f"{cpus} CPUs, load average {load:.1f}"
+    if load > cpus * 0.75:
+        note += " (busy: other work competes for the CPUs, so the figures are pessimistic)"
+    return note
+
+
+def heading(text: str) -> None:
+    print()
+    print(text)
+    print("=" * len(text))
