@@ -412,16 +412,7 @@ def _create_passports(target: int) -> int:
         "site": site,
         "store": store,
         "created_by": grower,
-        "business_name": membership.business_name,
-        "collection_address": site.collection_address,
-        "certifier_name": membership.certifier_name,
-        "membership_number": membership.membership_number,
-        "status": membership.status_at(now),
-        "expiry_date": membership.expiry_date,
-        "enterprises": membership.enterprises,
-        "grain_store_name": store.name,
-        "grain_store_latitude": store.latitude,
-        "grain_store_longitude": store.longitude,
+        **Passport.claim_as_checked(membership, site, store, now),
     }
     rng = random.Random(f"{KEY}:passports")
     rows = (_passport(n, code, now, rng, fields) for n, code in missing)
@@ -442,7 +433,6 @@ def _passport(n: int, code: str, now: datetime, rng: random.Random, fields: dict
     return Passport(
         short_code=code,
         created=created,
-        check_date=created,
         crop_type=crop,
         variety=rng.choice(_CROPS[crop]),
         store_or_bin_name=f"Bay {rng.randint(1, 8)}",
@@ -462,5 +452,5 @@ def _passport(n: int, code: str, now: datetime, rng: random.Random, fields: dict
         don_test_result=f"{rng.randint(100, 1200)} ppb" if tested else "",
         zon_test_date=created - timedelta(days=rng.randint(1, 10)) if tested else None,
         zon_test_result=f"{rng.randint(10, 90)} ppb" if tested else "",
-        **fields,
+        **{**fields, "check_date": created},
     )

@@ -377,6 +377,26 @@ class Passport(models.Model):
     def __str__(self) -> str:
         return ids.display_short_code(self.short_code)
 
+    @staticmethod
+    def claim_as_checked(
+        membership: Membership, site: Site, store: Store | None, now: datetime
+    ) -> dict[str, object]:
+        """The fields a passport copies at creation: the claim as checked `now`, the
+        collection address and the grain store."""
+        return {
+            "business_name": membership.business_name,
+            "collection_address": site.collection_address,
+            "certifier_name": membership.certifier_name,
+            "membership_number": membership.membership_number,
+            "check_date": now,
+            "status": membership.status_at(now),
+            "expiry_date": membership.expiry_date,
+            "enterprises": membership.enterprises,
+            "grain_store_name": store.name if store else "",
+            "grain_store_latitude": store.latitude if store else "",
+            "grain_store_longitude": store.longitude if store else "",
+        }
+
     def to_record(self) -> records.CropPassport:
         return records.CropPassport(
             short_code=self.short_code,

@@ -245,17 +245,7 @@ def _create(form, membership, site, store, account, now) -> Passport:
         don_test_result=form.don_test_result or "",
         zon_test_date=form.zon_test_date,
         zon_test_result=form.zon_test_result or "",
-        business_name=membership.business_name,
-        collection_address=site.collection_address,
-        certifier_name=membership.certifier_name,
-        membership_number=membership.membership_number,
-        check_date=now,
-        status=membership.status_at(now),
-        expiry_date=membership.expiry_date,
-        enterprises=membership.enterprises,
-        grain_store_name=store.name if store else "",
-        grain_store_latitude=store.latitude if store else "",
-        grain_store_longitude=store.longitude if store else "",
+        **Passport.claim_as_checked(membership, site, store, now),
     )
     for _attempt in range(5):  # a clash of short codes is rare; draw another
         try:

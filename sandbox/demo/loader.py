@@ -263,17 +263,7 @@ def _load_passport(data: dict[str, Any]) -> bool:
         created_by=Account.objects.get(username=data["created_by"]),
         created=now,
         loading_date=now,
-        business_name=membership.business_name,
-        collection_address=site.collection_address,
-        certifier_name=membership.certifier_name,
-        membership_number=membership.membership_number,
-        check_date=now,
-        status=membership.status_at(now),
-        expiry_date=membership.expiry_date,
-        enterprises=membership.enterprises,
-        grain_store_name=store.name,
-        grain_store_latitude=store.latitude,
-        grain_store_longitude=store.longitude,
+        **Passport.claim_as_checked(membership, site, store, now),
         **details,
     )
     return True

@@ -29,21 +29,6 @@ DAY = 24 * 60 * 60
 # --- helpers --------------------------------------------------------------------------------------
 
 
-@pytest.fixture(params=[Format.JSON, Format.XML], ids=str)
-def fmt(request: pytest.FixtureRequest) -> Format:
-    return request.param
-
-
-@pytest.fixture
-def clock(sandbox) -> Iterator[None]:
-    """The shared clock, at zero offset for the test and put back afterwards."""
-    sandbox.reset_clock()
-    try:
-        yield
-    finally:
-        sandbox.reset_clock()
-
-
 @pytest.fixture
 def http(client_address: str) -> Iterator[requests.Session]:
     """A client of its own, acting from an address of its own."""

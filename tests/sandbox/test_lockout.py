@@ -25,21 +25,6 @@ OK = "ok"
 GROWER_PASSWORD = "grower-demo-pass"
 
 
-@pytest.fixture(params=[Format.JSON, Format.XML], ids=str)
-def fmt(request: pytest.FixtureRequest) -> Format:
-    return request.param
-
-
-@pytest.fixture
-def clock(sandbox) -> Iterator[None]:
-    """The shared clock, at zero offset for the test and put back afterwards."""
-    sandbox.reset_clock()
-    try:
-        yield
-    finally:
-        sandbox.reset_clock()
-
-
 def login(
     server: Sandbox,
     fmt: Format,
