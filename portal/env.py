@@ -36,3 +36,13 @@ def env_bool(name: str, default: bool) -> bool:
 def env_list(name: str) -> list[str]:
     """A comma-separated list."""
     return [item.strip() for item in env_str(name).split(",") if item.strip()]
+
+
+def env_float(name: str, default: float) -> float:
+    raw = env_str(name)
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {raw!r}") from None

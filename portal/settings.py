@@ -4,7 +4,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from portal.env import env_bool, env_list, env_str
+from portal.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -12,11 +12,17 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY", "development-only-change-me-in-production")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or ["127.0.0.1", "localhost", "[::1]"]
 
-# The upstream Assurance service (the local sandbox by default).
+# The upstream Assurance service (the local sandbox by default); see portal/upstream.py.
 ASSURANCE_BASE_URL = env_str("ASSURANCE_BASE_URL", "http://127.0.0.1:8001")
 ASSURANCE_FORMAT = env_str("ASSURANCE_FORMAT", "json")
+ASSURANCE_CONNECT_TIMEOUT = env_float("ASSURANCE_CONNECT_TIMEOUT", 3.05)
+ASSURANCE_READ_TIMEOUT = env_float("ASSURANCE_READ_TIMEOUT", 10.0)
+ASSURANCE_TOTAL_TIMEOUT = env_float("ASSURANCE_TOTAL_TIMEOUT", 30.0)
+ASSURANCE_RETRIES = env_int("ASSURANCE_RETRIES", 3)
+ASSURANCE_MAX_BODY_BYTES = env_int("ASSURANCE_MAX_BODY_BYTES", 32 * 1024 * 1024)
 
 INSTALLED_APPS = [
+    "portal",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -70,3 +76,11 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 WHITENOISE_USE_FINDERS = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {"portal": {"level": env_str("PORTAL_LOG_LEVEL", "INFO")}},
+}
