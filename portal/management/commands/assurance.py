@@ -98,6 +98,8 @@ class Command(BaseCommand):
                     f"{authorization.expires:%Y-%m-%d %H:%M} UTC."
                 )
             return
+        # Values are checked before any call, so a typing mistake costs no sign-in.
+        request = self._passport_request(options) if operation == "create-passport" else None
         token = BearerToken(client.login(username, password).token)
         if operation == "schemes":
             self._print(client.schemes(token, preview=options["preview"]))
@@ -112,7 +114,6 @@ class Command(BaseCommand):
         elif operation == "authorisation":
             self._print(client.authorisation(token))
         elif operation == "create-passport":
-            request = self._passport_request(options)
             if options["pdf"]:
                 self._write_pdf(options["pdf"], client.create_passport_pdf(token, request))
             else:
