@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from urllib.parse import quote, urljoin, urlsplit
 
 import requests
+import urllib3
 from requests.adapters import HTTPAdapter
 
 from portal.assurance import codec, records
@@ -117,6 +118,10 @@ class _Answer:
     body: bytes
     retry_after: str | None = None
     cookies: str = ""  # what Set-Cookie set, as a Cookie header
+
+
+class _ReadTimedOut(Exception):
+    """The body stopped arriving, or the call's deadline passed while it arrived."""
 
 
 # --- the client -----------------------------------------------------------------------------------
@@ -347,6 +352,7 @@ class AssuranceClient:
         return answer
 
     def _has_time(self, started: float, wait: float) -> bool:
+        """Whether a wait of `wait` seconds still leaves time for another try."""
         return time.perf_counter() - started + wait < self.total_timeout
 
     def _send(
@@ -358,22 +364,30 @@ class AssuranceClient:
         data: bytes | None,
         started: float,
     ) -> _Answer:
+        deadline = started + self.total_timeout
         for _redirect in range(MAX_REDIRECTS + 1):
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise Unavailable("The Assurance service did not answer in time.")
+            timeout = (min(self.timeout[0], remaining), min(self.timeout[1], remaining))
+            failure: AssuranceError | None = None
             try:
                 response = self._http.request(
                     method, url, headers=headers, params=params, data=data,
-                    timeout=self.timeout, stream=True, allow_redirects=False,
+                    timeout=timeout, stream=True, allow_redirects=False,
                 )  # fmt: skip
             except requests.Timeout:
-                raise Unavailable("The Assurance service did not answer in time.") from None
+                failure = Unavailable("The Assurance service did not answer in time.")
             except requests.RequestException:
-                raise Unavailable("The Assurance service cannot be reached.") from None
+                failure = Unavailable("The Assurance service cannot be reached.")
+            if failure is not None:  # raised here, so no exception (nor its request) is chained
+                raise failure
             with response:
                 if not response.is_redirect:
                     return _Answer(
                         response.status_code,
                         response.headers.get("Content-Type", ""),
-                        self._read(response, started),
+                        self._read(response, deadline),
                         response.headers.get("Retry-After"),
                         "; ".join(f"{c.name}={c.value}" for c in response.cookies),
                     )
@@ -384,26 +398,40 @@ class AssuranceClient:
                 raise UnexpectedResponse("The Assurance service redirected to another host.")
         raise UnexpectedResponse("The Assurance service redirected too many times.")
 
-    def _read(self, response: requests.Response, started: float) -> bytes:
-        """The body, refusing one over the size cap or one that takes too long to arrive."""
+    def _read(self, response: requests.Response, deadline: float) -> bytes:
+        """The body as it arrives, refusing one over the size cap or past the deadline."""
         chunks, size = [], 0
+        failure: AssuranceError | None = None
         try:
-            for chunk in response.iter_content(64 * 1024):
+            while chunk := self._read_some(response, deadline):
                 size += len(chunk)
                 if size > self.max_body_bytes:
-                    raise UnexpectedResponse(
+                    failure = UnexpectedResponse(
                         f"The answer is larger than {self.max_body_bytes} bytes."
                     )
-                if time.perf_counter() - started > self.total_timeout:
-                    raise Unavailable("The Assurance service's answer took too long to arrive.")
+                    break
                 chunks.append(chunk)
-        except requests.Timeout:
-            raise Unavailable(
-                "The Assurance service stopped in the middle of its answer."
-            ) from None
-        except requests.RequestException:
-            raise UnexpectedResponse("The answer was cut off before its end.") from None
+        except _ReadTimedOut:
+            failure = Unavailable("The Assurance service stopped in the middle of its answer.")
+        except (urllib3.exceptions.HTTPError, OSError):
+            failure = UnexpectedResponse("The answer was cut off before its end.")
+        if failure is not None:
+            raise failure
         return b"".join(chunks)
+
+    def _read_some(self, response: requests.Response, deadline: float) -> bytes:
+        """What has arrived of the body (up to 64 KiB), waiting no later than the deadline."""
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            raise _ReadTimedOut
+        connection = getattr(response.raw, "connection", None)
+        sock = getattr(connection, "sock", None)
+        if sock is not None:
+            sock.settimeout(min(self.timeout[1], remaining))
+        try:
+            return response.raw.read1(64 * 1024, decode_content=True)
+        except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
+            raise _ReadTimedOut from None
 
     def _error(self, answer: _Answer, operation: str) -> AssuranceError:
         fmt = codec.format_of_media_type(answer.content_type)
@@ -480,7 +508,7 @@ def _retry_after(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         return float(value)
     try:
         moment = email.utils.parsedate_to_datetime(value)
