@@ -1,34 +1,62 @@
-"""Settings of the portal: one module, every knob from the environment, safe laptop defaults."""
+"""Settings of the portal: one module, every knob from the environment, safe laptop defaults.
+
+A fresh checkout runs with none set: SQLite under var/, a file cache and a file-based broker,
+the local sandbox as the Assurance service. Production sets at least SECRET_KEY,
+ALLOWED_HOSTS, PORTAL_HTTPS, DATABASE_URL, REDIS_URL and ASSURANCE_BASE_URL (docs/operations.md).
+"""
 
 from pathlib import Path
 
 import dj_database_url
+from django.utils.csp import CSP
 
 from portal.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
 
 DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = env_str("SECRET_KEY", "development-only-change-me-in-production")
+SECRET_KEY = env_str("SECRET_KEY", "development-only-not-secret-set-SECRET_KEY-in-production")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or ["127.0.0.1", "localhost", "[::1]"]
+# Addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
+PORTAL_TRUSTED_PROXIES = env_list("PORTAL_TRUSTED_PROXIES")
 
-# The upstream Assurance service (the local sandbox by default); see portal/upstream.py.
-ASSURANCE_BASE_URL = env_str("ASSURANCE_BASE_URL", "http://127.0.0.1:8001")
+# --- the upstream Assurance service (portal/upstream.py) ------------------------------------------
+SANDBOX_URL = "http://127.0.0.1:8001"
+ASSURANCE_BASE_URL = env_str("ASSURANCE_BASE_URL", SANDBOX_URL)
 ASSURANCE_FORMAT = env_str("ASSURANCE_FORMAT", "json")
 ASSURANCE_CONNECT_TIMEOUT = env_float("ASSURANCE_CONNECT_TIMEOUT", 3.05)
 ASSURANCE_READ_TIMEOUT = env_float("ASSURANCE_READ_TIMEOUT", 10.0)
 ASSURANCE_TOTAL_TIMEOUT = env_float("ASSURANCE_TOTAL_TIMEOUT", 30.0)
 ASSURANCE_RETRIES = env_int("ASSURANCE_RETRIES", 3)
 ASSURANCE_MAX_BODY_BYTES = env_int("ASSURANCE_MAX_BODY_BYTES", 32 * 1024 * 1024)
+# The portal's own account for short-code look-ups; the sandbox's haulier by default.
+_on_sandbox = ASSURANCE_BASE_URL.rstrip("/") == SANDBOX_URL
+ASSURANCE_LOOKUP_USERNAME = env_str("ASSURANCE_LOOKUP_USERNAME", "haulier" if _on_sandbox else "")
+ASSURANCE_LOOKUP_PASSWORD = env_str(
+    "ASSURANCE_LOOKUP_PASSWORD", "haulier-demo-pass" if _on_sandbox else ""
+)
+
+# --- sign-in (portal/accounts) --------------------------------------------------------------------
+# Upstream tokens are kept encrypted in the server-side session with this key (any string;
+# by default one derived from SECRET_KEY).
+PORTAL_TOKEN_KEY = env_str("PORTAL_TOKEN_KEY", "")
+PORTAL_SESSION_IDLE_SECONDS = env_int("PORTAL_SESSION_IDLE_SECONDS", 60 * 60)
+# Sign-in attempts the portal lets through per window, before it calls the service at all.
+PORTAL_SIGN_IN_WINDOW_SECONDS = env_int("PORTAL_SIGN_IN_WINDOW_SECONDS", 15 * 60)
+PORTAL_SIGN_IN_PER_ADDRESS = env_int("PORTAL_SIGN_IN_PER_ADDRESS", 20)
+PORTAL_SIGN_IN_PER_USERNAME = env_int("PORTAL_SIGN_IN_PER_USERNAME", 5)
 
 INSTALLED_APPS = [
     "portal",
+    "portal.accounts",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django_htmx",
 ]
 
 MIDDLEWARE = [
@@ -40,6 +68,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "portal.accounts.middleware.UpstreamSessionMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -53,6 +84,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -60,13 +92,78 @@ TEMPLATES = [
     },
 ]
 
+# --- data -----------------------------------------------------------------------------------------
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'portal.sqlite3'}"),
-        conn_max_age=60,
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'portal.sqlite3'}"), conn_max_age=60
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_str("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": REDIS_URL}}  # fmt: skip
+else:  # shared by the portal's processes and its worker on one machine
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                          "LOCATION": str(VAR_DIR / "cache")}}  # fmt: skip
+
+# --- jobs (portal/celery.py) ----------------------------------------------------------------------
+CELERY_BROKER_URL = REDIS_URL or "filesystem://"
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {}
+    if REDIS_URL
+    else {
+        "data_folder_in": str(VAR_DIR / "broker"),
+        "data_folder_out": str(VAR_DIR / "broker"),
+        "processed_folder": str(VAR_DIR / "broker-processed"),
+        "store_processed": False,
+    }
+)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+
+# --- sessions, security ---------------------------------------------------------------------------
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+SESSION_COOKIE_AGE = PORTAL_SESSION_IDLE_SECONDS
+SESSION_SAVE_EVERY_REQUEST = True  # so that the age counts from the last request: idle time
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+LOGIN_URL = "accounts:sign-in"
+LOGIN_REDIRECT_URL = "home"
+
+PORTAL_HTTPS = env_bool("PORTAL_HTTPS", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = PORTAL_HTTPS
+SECURE_SSL_REDIRECT = PORTAL_HTTPS
+SECURE_HSTS_SECONDS = 365 * 24 * 60 * 60 if PORTAL_HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = PORTAL_HTTPS
+SECURE_HSTS_PRELOAD = PORTAL_HTTPS
+if PORTAL_TRUSTED_PROXIES:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "object-src": [CSP.NONE],
+}
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "Europe/London"
@@ -75,7 +172,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = env_str("STATIC_ROOT", "") or None  # for collectstatic in production
 WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
 
 LOGGING = {
     "version": 1,

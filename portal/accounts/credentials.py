@@ -1,0 +1,67 @@
+"""The upstream token of a signed-in user, kept encrypted in their server-side session.
+
+Never in a cookie, a page, a URL or a log: the session row holds only ciphertext, and the key
+comes from the settings (PORTAL_TOKEN_KEY, or one derived from SECRET_KEY).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from datetime import datetime
+from functools import cache
+
+from cryptography.fernet import Fernet, InvalidToken
+from django.conf import settings
+from django.contrib.sessions.backends.base import SessionBase
+from django.utils import timezone
+
+from portal.assurance.client import BearerToken
+
+TOKEN_KEY = "assurance_token"
+EXPIRES_KEY = "assurance_token_expires"
+
+
+@cache
+def _fernet(secret: str) -> Fernet:
+    digest = hashlib.sha256(b"portal.accounts.credentials:" + secret.encode()).digest()
+    return Fernet(base64.urlsafe_b64encode(digest))
+
+
+def _cipher() -> Fernet:
+    return _fernet(settings.PORTAL_TOKEN_KEY or settings.SECRET_KEY)
+
+
+def keep(session: SessionBase, token: str, expires: datetime | None) -> None:
+    session[TOKEN_KEY] = _cipher().encrypt(token.encode()).decode("ascii")
+    session[EXPIRES_KEY] = expires.isoformat() if expires else None
+
+
+def forget(session: SessionBase) -> None:
+    session.pop(TOKEN_KEY, None)
+    session.pop(EXPIRES_KEY, None)
+
+
+def expires(session: SessionBase) -> datetime | None:
+    value = session.get(EXPIRES_KEY)
+    return datetime.fromisoformat(value) if value else None
+
+
+def has_lapsed(session: SessionBase) -> bool:
+    """Whether the session holds a token that has passed its expiry, or none at all."""
+    if TOKEN_KEY not in session:
+        return True
+    moment = expires(session)
+    return moment is not None and moment <= timezone.now()
+
+
+def bearer(session: SessionBase) -> BearerToken | None:
+    """The user's credentials for the client, or None if there are none (or they are unreadable,
+    as after a change of key)."""
+    ciphertext = session.get(TOKEN_KEY)
+    if not ciphertext:
+        return None
+    try:
+        return BearerToken(_cipher().decrypt(ciphertext.encode("ascii")).decode())
+    except (InvalidToken, ValueError):
+        return None

@@ -1,0 +1,89 @@
+"""Signing a user in through the upstream, and out again."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login, logout
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django_htmx.http import HttpResponseClientRedirect
+
+from portal.accounts import credentials
+from portal.assurance import records
+from portal.assurance.client import BearerToken
+from portal.assurance.errors import AssuranceError, AuthenticationRequired
+from portal.upstream import client
+
+
+def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseUser:
+    """Signs in upstream for a token, mirrors the account locally, starts the session.
+
+    Raises the client's errors (AuthenticationFailed, LockoutWarning, ...) unchanged.
+    """
+    authorization = client().login(username, password)
+    token = BearerToken(authorization.token)
+    user = _mirror(username, _account_name(token, username))
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")  # a new session key
+    credentials.keep(request.session, authorization.token, authorization.expires)
+    return user
+
+
+def _account_name(token: BearerToken, entered: str) -> str:
+    """The account's own username (the user may have typed the e-mail address)."""
+    try:
+        authorisation: records.Authorisation = client().authorisation(token)
+    except AssuranceError:
+        return entered
+    return authorisation.username or entered
+
+
+def _mirror(entered: str, username: str) -> AbstractBaseUser:
+    user, _ = get_user_model().objects.get_or_create(username=username)
+    if "@" in entered and user.email != entered:
+        user.email = entered
+        user.save(update_fields=["email"])
+    if user.has_usable_password():  # only the upstream signs portal users in
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def user_credentials(request: HttpRequest) -> BearerToken:
+    """The signed-in user's upstream credentials; AuthenticationRequired when there are none."""
+    token = credentials.bearer(request.session)
+    if token is None:
+        raise AuthenticationRequired()
+    return token
+
+
+def sign_out(request: HttpRequest) -> None:
+    credentials.forget(request.session)
+    logout(request)
+
+
+def sign_in_url(next_path: str | None = None) -> str:
+    url = reverse("accounts:sign-in")
+    return f"{url}?{urlencode({'next': next_path})}" if next_path else url
+
+
+def safe_next(request: HttpRequest, candidate: str | None) -> str | None:
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return None
+
+
+def ended(request: HttpRequest) -> HttpResponse:
+    """Ends a session whose upstream sign-in has ended and sends the user to sign in again,
+    then back to where they were. An htmx request gets a client redirect, never a form."""
+    sign_out(request)
+    messages.info(request, "Your sign-in has ended. Please sign in again.")
+    if request.htmx:
+        where = request.htmx.current_url_abs_path or request.get_full_path()
+        return HttpResponseClientRedirect(sign_in_url(safe_next(request, where)))
+    return HttpResponseRedirect(sign_in_url(request.get_full_path()))

@@ -1,0 +1,62 @@
+"""The home page, the memberships panel and the error pages."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.vary import vary_on_headers
+
+from portal.assurance.errors import AssuranceError, Unavailable
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "home.html")
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def memberships(request: HttpRequest) -> HttpResponse:
+    """The user's memberships and the state of their assurance claims."""
+    from portal.accounts.session import user_credentials
+    from portal.upstream import client
+
+    authorisation = client().authorisation(user_credentials(request))
+    context = {"memberships": authorisation.memberships}
+    template = "home.html#memberships" if request.htmx else "memberships.html"
+    return render(request, template, context)
+
+
+def service_unavailable(request: HttpRequest, error: AssuranceError) -> HttpResponse:
+    """The page for an upstream that cannot be reached (or answers what cannot be read)."""
+    retry_after = error.retry_after if isinstance(error, Unavailable) else None
+    response = render(
+        request,
+        "errors/503.html",
+        {"retry_url": request.get_full_path(), "retry_after": retry_after},
+        status=503,
+    )
+    if retry_after:
+        response["Retry-After"] = str(int(retry_after))
+    return response
+
+
+def too_many_requests(request: HttpRequest, message: str) -> HttpResponse:
+    return render(request, "errors/429.html", {"message": message}, status=429)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return render(request, "errors/400.html", status=400)
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return render(request, "errors/403.html", status=403)
+
+
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return render(request, "errors/404.html", status=404)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    return render(request, "errors/500.html", status=500)
