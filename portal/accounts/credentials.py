@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from portal.assurance.client import BearerToken
 
-TOKEN_KEY = "assurance_token"
+TOKEN_KEY = "assurance_token"  # noqa: S105 (a session key's name)
 EXPIRES_KEY = "assurance_token_expires"
 
 
