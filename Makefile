@@ -29,6 +29,14 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+AXE := node_modules/axe-core/axe.min.js
+
+# axe-core, which the browser tests inject into pages to check their accessibility.
+$(AXE): package.json
+	@command -v npm >/dev/null || { echo "npm is needed for the browser tests' axe-core." >&2; exit 1; }
+	npm install --silent
+	@touch $(AXE)
+
 install: $(STAMP)
 
 run: install
@@ -37,7 +45,7 @@ run: install
 sandbox: install
 	@$(PY) -m scripts.sandbox --port $(SANDBOX_PORT)
 
-test: install
+test: install $(AXE)
 	@$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: install

@@ -1,13 +1,16 @@
-"""`make run`: starts everything that makes up the system on this machine, and says where it is.
+"""`make run`: starts the whole system on this machine and says where it is.
 
-For now that is the sandbox of the Assurance service with its demo data; the portal and its
-worker join it as they are built. Stops everything on Ctrl-C.
+The sandbox of the Assurance service (with its demo data), the portal under gunicorn and a
+Celery worker. PostgreSQL and Redis are used when DATABASE_URL and REDIS_URL say so, or when
+they answer on their usual local ports; otherwise the portal falls back to SQLite, a file cache
+and a file-system broker, and says so. Stops everything on Ctrl-C.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -17,32 +20,98 @@ from pathlib import Path
 from sandbox.demo.accounts import ACCOUNTS
 
 ROOT = Path(__file__).resolve().parent.parent
+LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/portal"
+LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+
+
+def answers(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def choose_database() -> tuple[str, str]:
+    """DATABASE_URL for the portal, and how it was chosen."""
+    if os.environ.get("DATABASE_URL"):
+        return os.environ["DATABASE_URL"], "DATABASE_URL"
+    if answers("127.0.0.1", 5432):
+        try:
+            import psycopg
+
+            with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres",
+                                 autocommit=True, connect_timeout=3) as db:  # fmt: skip
+                if not db.execute("SELECT 1 FROM pg_database WHERE datname = 'portal'").fetchone():
+                    db.execute("CREATE DATABASE portal")
+            return LOCAL_POSTGRES, "PostgreSQL on 127.0.0.1:5432, database portal"
+        except Exception as error:  # any failure means: fall back
+            return "", f"SQLite in var/ (PostgreSQL answered but refused: {error})"
+    return "", "SQLite in var/portal.sqlite3 (no PostgreSQL on 127.0.0.1:5432)"
+
+
+def choose_redis() -> tuple[str, str]:
+    if os.environ.get("REDIS_URL"):
+        return os.environ["REDIS_URL"], "REDIS_URL"
+    if answers("127.0.0.1", 6379):
+        return LOCAL_REDIS, "Redis on 127.0.0.1:6379"
+    return "", "a file cache and a file-system broker in var/ (no Redis on 127.0.0.1:6379)"
 
 
 def wait_until_up(url: str, process: subprocess.Popen, seconds: float = 60) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and process.poll() is None:
         try:
-            urllib.request.urlopen(url, timeout=1)
+            urllib.request.urlopen(url, timeout=2)
             return True
+        except urllib.error.HTTPError:
+            return True  # it answers
         except OSError:
             time.sleep(0.3)
     return False
 
 
+def start(command: list[str], env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env)
+
+
 def main() -> int:
-    port = int(os.environ.get("SANDBOX_PORT", "8001"))
-    sandbox_url = f"http://127.0.0.1:{port}/"
-    sandbox = subprocess.Popen(
-        [sys.executable, "-m", "scripts.sandbox", "--port", str(port), "--quiet"], cwd=ROOT
-    )
+    sandbox_port = int(os.environ.get("SANDBOX_PORT", "8001"))
+    portal_port = int(os.environ.get("PORTAL_PORT", "8000"))
+    database, database_choice = choose_database()
+    redis, redis_choice = choose_redis()
+    env = {**os.environ, "DATABASE_URL": database, "REDIS_URL": redis}
+    env.setdefault("ASSURANCE_BASE_URL", f"http://127.0.0.1:{sandbox_port}")
+    (ROOT / "var" / "broker").mkdir(parents=True, exist_ok=True)
+
+    print(f"Portal database: {database_choice}")
+    print(f"Cache and job broker: {redis_choice}", flush=True)
+    migrate = subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT,
+                             env=env, check=False)  # fmt: skip
+    if migrate.returncode:
+        print("The portal's database could not be migrated; see above.", file=sys.stderr)
+        return 1
+
+    processes = {
+        "sandbox": start(["-m", "scripts.sandbox", "--port", str(sandbox_port), "--quiet"], env),
+        "portal": start(["-m", "gunicorn", "portal.wsgi:application",
+                         "--bind", f"127.0.0.1:{portal_port}", "--workers", "2",
+                         "--threads", "4", "--log-level", "warning"], env),
+        "worker": start(["-m", "celery", "-A", "portal.celery", "worker",
+                         "--loglevel", "warning", "--concurrency", "2", "--quiet"], env),
+    }  # fmt: skip
     try:
-        if not wait_until_up(sandbox_url, sandbox):
-            print("The sandbox did not start; see the messages above.", file=sys.stderr)
-            return 1
+        urls = {
+            "sandbox": f"http://127.0.0.1:{sandbox_port}/",
+            "portal": f"http://127.0.0.1:{portal_port}/",
+        }
+        for name, url in urls.items():
+            if not wait_until_up(url, processes[name]):
+                print(f"The {name} did not start; see the messages above.", file=sys.stderr)
+                return 1
         print()
-        print(f"  Assurance service sandbox:  {sandbox_url}")
-        print(f"  Its admin:                  {sandbox_url}admin/")
+        print(f"  Assurance portal:           {urls['portal']}")
+        print(f"  Assurance service sandbox:  {urls['sandbox']}  (admin: {urls['sandbox']}admin/)")
         print()
         print("  Demo accounts (username / password):")
         for account in ACCOUNTS:
@@ -50,13 +119,22 @@ def main() -> int:
         print()
         print("  Press Ctrl-C to stop.", flush=True)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        return sandbox.wait()
+        while all(p.poll() is None for p in processes.values()):
+            time.sleep(0.5)
+        stopped = [name for name, p in processes.items() if p.poll() is not None]
+        print(f"Stopped: {', '.join(stopped)}; stopping the rest.", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 0
     finally:
-        if sandbox.poll() is None:
-            sandbox.terminate()
-            sandbox.wait(timeout=10)
+        for process in processes.values():
+            if process.poll() is None:
+                process.terminate()
+        for process in processes.values():
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 if __name__ == "__main__":
