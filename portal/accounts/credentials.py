@@ -32,8 +32,20 @@ def _cipher() -> Fernet:
     return _fernet(settings.PORTAL_TOKEN_KEY or settings.SECRET_KEY)
 
 
+def encrypt(token: str) -> str:
+    return _cipher().encrypt(token.encode()).decode("ascii")
+
+
+def decrypt(ciphertext: str) -> str | None:
+    """The token, or None when the ciphertext is unreadable (as after a change of key)."""
+    try:
+        return _cipher().decrypt(ciphertext.encode("ascii")).decode()
+    except (InvalidToken, ValueError):
+        return None
+
+
 def keep(session: SessionBase, token: str, expires: datetime | None) -> None:
-    session[TOKEN_KEY] = _cipher().encrypt(token.encode()).decode("ascii")
+    session[TOKEN_KEY] = encrypt(token)
     session[EXPIRES_KEY] = expires.isoformat() if expires else None
 
 
@@ -58,10 +70,5 @@ def has_lapsed(session: SessionBase) -> bool:
 def bearer(session: SessionBase) -> BearerToken | None:
     """The user's credentials for the client, or None if there are none (or they are unreadable,
     as after a change of key)."""
-    ciphertext = session.get(TOKEN_KEY)
-    if not ciphertext:
-        return None
-    try:
-        return BearerToken(_cipher().decrypt(ciphertext.encode("ascii")).decode())
-    except (InvalidToken, ValueError):
-        return None
+    token = decrypt(session.get(TOKEN_KEY) or "")
+    return BearerToken(token) if token else None
