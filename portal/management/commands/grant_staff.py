@@ -1,0 +1,30 @@
+"""`python manage.py grant_staff USERNAME [--superuser] [--revoke]`: staff rights for an account.
+
+Portal users sign in through the Assurance service, so staff are made by name: the account's
+username on the service (as it shows in the admin's user list after a first sign-in).
+"""
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandParser
+
+
+class Command(BaseCommand):
+    help = "Gives an Assurance account staff rights in the portal (or takes them away)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("username", help="the account's username on the Assurance service")
+        parser.add_argument("--superuser", action="store_true", help="every permission too")
+        parser.add_argument("--revoke", action="store_true", help="take staff rights away")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        user, created = get_user_model().objects.get_or_create(username=options["username"])
+        if created:
+            user.set_unusable_password()
+        user.is_staff = not options["revoke"]
+        user.is_superuser = user.is_staff and options["superuser"]
+        user.save()
+        state = "now staff" if user.is_staff else "no longer staff"
+        extra = " with every permission" if user.is_superuser else ""
+        self.stdout.write(f"{user.get_username()} is {state}{extra}.")
