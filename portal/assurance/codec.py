@@ -4,15 +4,22 @@ Strict in what it writes, tolerant in what it reads: unknown fields are ignored,
 stay `None` (or an empty list), names match without regard to case, XML namespaces are
 ignored, numbers may arrive as strings. A value of the wrong type is reported, with every
 other such value of the same body, in one `WireFormatError`.
+
+A JSON body is first given to msgspec, which builds the records (msgspec Structs) in one call
+but accepts only the interface's own form: exact names, values of the declared types, no
+unknown fields. Anything else it refuses, and the body is then read again by the tolerant walk
+below, which alone reports errors. Both read date-times with `parse_datetime`, so both give the
+same records for any body that both accept.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import re
+import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -21,7 +28,10 @@ from typing import Any
 from xml.etree.ElementTree import Element, ParseError
 
 import defusedxml.ElementTree as SafeElementTree
+import msgspec
 from defusedxml import DefusedXmlException
+
+from portal.assurance.records import WireDateTime, XmlItems
 
 XSI_NIL = "{http://www.w3.org/2001/XMLSchema-instance}nil"
 
@@ -75,7 +85,7 @@ class WireFormatError(ValueError):
 # --- field specifications, computed once per record class -------------------------------------
 
 STR, FLOAT, BOOL, DATETIME, LIST = "str", "float", "bool", "datetime", "list"
-_KINDS = {str: STR, float: FLOAT, bool: BOOL, datetime: DATETIME}
+_KINDS = {str: STR, float: FLOAT, bool: BOOL, datetime: DATETIME, WireDateTime: DATETIME}
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,26 +105,35 @@ class _Spec:
     by_xml_tag: dict[str, _Field]  # the same, but inline lists by their item tag
 
 
+def _scalar(annotation: Any) -> Any:
+    """`str | None` -> str, `Annotated[float, ...] | None` -> float."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        (annotation,) = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
 @cache
 def _spec(cls: type) -> _Spec:
-    hints = typing.get_type_hints(cls)
+    xml_items: Mapping[str, XmlItems] = getattr(cls, "xml_items", {})
     fields = []
-    for f in dataclasses.fields(cls):
-        hint = hints[f.name]
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        if typing.get_origin(hint) is list:
+    for f in msgspec.structs.fields(cls):
+        if typing.get_origin(f.type) is list:
+            (item_type,) = typing.get_args(f.type)
+            items = xml_items.get(f.name, XmlItems())
             fields.append(
                 _Field(
                     f.name,
-                    f.metadata["wire"],
+                    f.encode_name,
                     LIST,
-                    item_type=args[0],
-                    item_tag=f.metadata["item"],
-                    inline=f.metadata["inline"],
+                    item_type=item_type,
+                    item_tag=items.tag,
+                    inline=items.inline,
                 )
             )
         else:
-            fields.append(_Field(f.name, f.metadata["wire"], _KINDS[args[0]]))
+            fields.append(_Field(f.name, f.encode_name, _KINDS[_scalar(f.type)]))
     by_json_name: dict[str, _Field] = {}
     by_xml_tag: dict[str, _Field] = {}
     for f in fields:
@@ -238,10 +257,31 @@ def decode_partially[R](
     """
     errors: list[FieldError] = []
     if fmt is Format.JSON:
+        try:
+            return _json_decoder(record_type).decode(body), errors
+        except (msgspec.MsgspecError, ValueError, RecursionError):
+            pass  # not in the interface's own form, or not JSON at all: read it tolerantly
         result = _from_mapping(record_type, _load_json(body, record_type), errors)
     else:
         result = _from_element(record_type, _load_xml(body, record_type), errors)
     return result, errors
+
+
+@cache
+def _json_decoder(record_type: type) -> msgspec.json.Decoder:
+    """msgspec's decoder of `record_type`, in its strict mode: only the declared types."""
+    return msgspec.json.Decoder(record_type, strict=True, dec_hook=_decode_wire_type)
+
+
+def _decode_wire_type(expected: type, value: Any) -> Any:
+    """A date-time for msgspec, read as the tolerant walk reads it.
+
+    msgspec turns the ValueError of a text that is no date-time, and the TypeError of a value
+    that is no text, into a ValidationError.
+    """
+    if expected is not WireDateTime or not isinstance(value, str):
+        raise TypeError(f"expected a date-time in a string, not {type(value).__name__}")
+    return parse_datetime(value)
 
 
 def _load_json(body: bytes | str, record_type: type) -> dict:
@@ -251,8 +291,8 @@ def _load_json(body: bytes | str, record_type: type) -> dict:
         raise WireFormatError.of_body("The body is not valid JSON.") from exc
     if not isinstance(data, dict):
         raise WireFormatError.of_body("The body is not a JSON object.")
-    if _SURROGATE_ESCAPE.search(body if isinstance(body, bytes) else body.encode()):
-        _refuse_lone_surrogates(data)
+    if not isinstance(body, bytes) or _SURROGATE_ESCAPE.search(body):
+        _refuse_lone_surrogates(data)  # text may hold them raw; bytes only as escapes
     if len(data) == 1:  # tolerate a body wrapped in its root name, unless a field has that name
         (key, value), root = next(iter(data.items())), record_type.root  # type: ignore[attr-defined]
         is_root = key.lower() == root.lower()

@@ -3,11 +3,11 @@ over real HTTP."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import re
 from datetime import UTC, datetime, timedelta
 
+import msgspec
 import pypdf
 import pytest
 import requests
@@ -301,7 +301,7 @@ def test_a_passport_with_every_field_at_its_longest_prints_on_one_page(sandbox, 
     longest = {name: "W" * 200 for name, value in SECTION_1.items() if isinstance(value, str)}
     escaped = "<b>bold</b> & <script>x</script>"
     form = full_request()
-    form = dataclasses.replace(form, **longest, post_harvest_treatment_product=escaped)
+    form = msgspec.structs.replace(form, **longest, post_harvest_treatment_product=escaped)
     response = post(sandbox, grower, form, accept=PDF)
     assert response.status_code == 200, response.text
     assert len(pypdf.PdfReader(io.BytesIO(response.content)).pages) == 1
@@ -583,6 +583,6 @@ def test_the_authorisation_and_the_passport_agree_on_the_claim(sandbox, grower, 
     membership = next(
         m for m in authorisation(sandbox, grower).memberships if m.membership_guid == HOLLOWFIELD
     )
-    claim = dataclasses.asdict(created)
+    claim = msgspec.structs.asdict(created)
     for name in ("business_name", "certifier_name", "membership_number", "enterprises"):
         assert claim[name] == getattr(membership, name), name

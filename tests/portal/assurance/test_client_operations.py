@@ -4,7 +4,6 @@ credential leaking into exceptions, logs or reprs."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import re
 import types
@@ -13,6 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from datetime import datetime
 
+import msgspec
 import pytest
 
 from portal.assurance import records
@@ -137,8 +137,8 @@ def shifted_clock(sandbox: Sandbox) -> Iterator[Sandbox]:
 
 def first_difference(json_value, xml_value, path: str = "record") -> str | None:
     """Where two records first differ, readably; None when they do not."""
-    if dataclasses.is_dataclass(json_value) and type(json_value) is type(xml_value):
-        for f in dataclasses.fields(json_value):
+    if isinstance(json_value, msgspec.Struct) and type(json_value) is type(xml_value):
+        for f in msgspec.structs.fields(json_value):
             found = first_difference(
                 getattr(json_value, f.name), getattr(xml_value, f.name), f"{path}.{f.name}"
             )
@@ -165,18 +165,17 @@ def assert_same(json_record, xml_record) -> None:
 
 
 def _scalar_type(annotation) -> type:
-    """`str | None` -> str, and so on."""
+    """`str | None` -> str, and so on; a date-time field holds a datetime."""
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        (kind,) = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return kind
-    return annotation
+        (annotation,) = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return datetime if annotation is records.WireDateTime else annotation
 
 
 def typed_values(record, path: str = "record") -> Iterator[tuple[str, type, object]]:
     """(path, declared type, value) of every field set in `record` and the records it holds;
     fails on a value whose type is not the declared one."""
     hints = typing.get_type_hints(type(record))
-    for f in dataclasses.fields(record):
+    for f in msgspec.structs.fields(record):
         value, where = getattr(record, f.name), f"{path}.{f.name}"
         annotation = hints[f.name]
         if typing.get_origin(annotation) is list:
@@ -472,7 +471,7 @@ def test_create_passport_answers_a_passport_with_a_short_code_and_the_sites_addr
     assert passport.grain_store_name == "Main grain store"
     assert passport.status == "Valid"
     assert kinds_present(passport) == {str, float, datetime}
-    for f in dataclasses.fields(request):
+    for f in msgspec.structs.fields(request):
         assert getattr(passport, f.name) == getattr(request, f.name), f.name
 
 

@@ -6,7 +6,6 @@ decisions.md, not produced by the codec, so the codec and the sandbox cannot agr
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from datetime import UTC, datetime, timedelta
@@ -14,16 +13,28 @@ from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element
 
+import msgspec
 import pytest
 from defusedxml import ElementTree
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from portal.assurance.codec import FieldError, Format, WireFormatError, decode, encode
+from portal.assurance import codec, records
+from portal.assurance.codec import (
+    FieldError,
+    Format,
+    WireFormatError,
+    decode,
+    decode_partially,
+    encode,
+)
 from portal.assurance.records import (
     Answer,
     Authorisation,
     Authorization,
     CropPassport,
     ErrorBody,
+    ErrorItem,
     LoginRequest,
     PassportRequest,
     SchemeList,
@@ -44,6 +55,9 @@ RESOURCES: dict[str, type] = {
     "authorisation": Authorisation,
     "errors": ErrorBody,
 }
+RECORD_TYPES = [
+    getattr(records, name) for name in records.__all__ if isinstance(getattr(records, name), type)
+]
 GOLDEN = [pytest.param(name, fmt, id=f"{name}.{fmt.value}") for name in RESOURCES for fmt in Format]
 BY_RESOURCE = [pytest.param(name, id=name) for name in RESOURCES]
 FORMATS = [pytest.param(fmt, id=fmt.value) for fmt in Format]
@@ -211,7 +225,7 @@ def check_passport_request(r: PassportRequest) -> None:
     assert_utc(r.don_test_date, utc(2025, 8, 15, 11, 20))
     assert r.don_test_result == "Below 200 µg/kg"
     assert r.zon_test_result == "Below 20 µg/kg"
-    for f in dataclasses.fields(r):
+    for f in msgspec.structs.fields(r):
         assert getattr(r, f.name) is not None, f"{f.name} should be filled"
 
 
@@ -230,7 +244,7 @@ def check_passport(r: CropPassport) -> None:
     assert r.post_harvest_treatment_option == "B"
     assert r.harvest_year == "2025"
     assert (r.grain_store_latitude, r.grain_store_longitude) == ("52.4563", "0.3012")
-    for f in dataclasses.fields(r):
+    for f in msgspec.structs.fields(r):
         assert getattr(r, f.name) is not None, f"{f.name} should be filled"
 
 
@@ -682,6 +696,214 @@ def test_a_value_of_the_wrong_type_is_reported(fmt: Format, body: bytes, field: 
     assert error_fields(error) == [field]
 
 
+# --- the fast path: msgspec decodes a JSON body in the interface's own form -----------------------
+# Any other body msgspec refuses, and the tolerant walk reads it. A field name in another case, or
+# an unknown field, is enough to send a body down the tolerant walk, so each pair of bodies below
+# differs only in that.
+
+
+def flattened(record: Any, path: str = "record") -> list[tuple[str, type, Any]]:
+    """(path, type, value) of every field of `record` and the records it holds; datetimes with
+    their zone, so that a datetime in UTC and the same instant elsewhere differ."""
+    out: list[tuple[str, type, Any]] = []
+    for f in msgspec.structs.fields(record):
+        value, where = getattr(record, f.name), f"{path}.{f.name}"
+        if isinstance(value, list):
+            for n, item in enumerate(value):
+                out += flattened(item, f"{where}[{n}]")
+        elif isinstance(value, datetime):
+            out.append((where, datetime, (value, value.tzinfo)))
+        else:
+            out.append((where, type(value), value))
+    return out
+
+
+@pytest.fixture
+def fast_path_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fails a test whose JSON body goes down the tolerant walk."""
+
+    def refuse(body: Any, record_type: type) -> dict:
+        pytest.fail(f"the body was not decoded by msgspec: {body!r:.200}")
+
+    monkeypatch.setattr(codec, "_load_json", refuse)
+
+
+def with_key_swapcased(body: bytes) -> bytes:
+    """The JSON `body` with its first field name in the other case (`SchemeGUID` ->
+    `sCHEMEguid`), which the tolerant walk reads the same but msgspec refuses."""
+    data = json.loads(body)
+    (first, *_) = data
+    return json.dumps({key.swapcase() if key == first else key: v for key, v in data.items()})
+
+
+def with_unknown_field(body: str | bytes) -> bytes:
+    """The JSON object `body`, as it is, with a field no record has, which msgspec refuses."""
+    text = body.decode() if isinstance(body, bytes) else body
+    inside = text.strip()[1:-1].strip()
+    return ('{"NoSuchField": 1' + (f", {inside}" if inside else "") + "}").encode()
+
+
+@pytest.mark.usefixtures("fast_path_only")
+@pytest.mark.parametrize("name", BY_RESOURCE)
+def test_msgspec_decodes_every_golden_json_document(name: str) -> None:
+    record = decoded(name, Format.JSON)
+    assert type(record) is RESOURCES[name]
+    CHECKS[name](record)
+    assert decode_partially(golden(name, Format.JSON), RESOURCES[name], Format.JSON)[1] == []
+
+
+@pytest.mark.parametrize("name", BY_RESOURCE)
+def test_the_fast_path_and_the_tolerant_walk_give_equal_records(name: str) -> None:
+    body = golden(name, Format.JSON)
+    fast = decode(body, RESOURCES[name], Format.JSON)
+    for slow_body in (with_key_swapcased(body), with_unknown_field(body)):
+        slow = decode(slow_body, RESOURCES[name], Format.JSON)
+        assert slow == fast
+        assert flattened(slow) == flattened(fast)
+
+
+@pytest.mark.usefixtures("fast_path_only")
+def test_a_section_the_codec_wrote_is_decoded_by_msgspec() -> None:
+    section = decoded("section", Format.XML)
+    assert decode(encode(section, Format.JSON), SectionData, Format.JSON) == section
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2025-04-13T08:15:00Z",
+        "2025-04-13T08:15:00+00:00",
+        "2025-04-13T08:15:00-00:00",
+        "2025-04-13T09:15:00+01:00",
+        "2025-04-12T22:15:00-1000",
+        "2025-04-13T08:15:00",  # no zone: UTC
+        "2025-04-13",
+        "2025-04-13 08:15:00Z",
+        "2025-04-13t08:15:00z",  # RFC 3339 allows it; msgspec would read it, the walk does not
+        "2025-04-13T08:15:00.1234567Z",  # msgspec would round the seventh digit
+        "2025-04-13T08:15:00.9999999Z",  # ... into the next second
+        "2025-04-13T08:15:00.123456789012345678901234567890Z",
+        "2025-04-13T08:15Z",
+        "2025-04-13T23:59:60Z",
+        "2025-04-13T24:00:00Z",
+        "0001-01-01T00:00:00+14:00",  # before the calendar in UTC
+        "9999-12-31T23:59:59-14:00",  # after it
+        " 2025-04-13T08:15:00Z ",
+        "",
+        "next Tuesday",
+    ],
+)
+def test_both_paths_read_a_date_time_alike(value: str) -> None:
+    body = json.dumps({"LoadingDate": value, "Answers": [{"modifieddate": value}]})
+    fast = decode_partially(body, SectionData, Format.JSON)
+    slow = decode_partially(with_unknown_field(body), SectionData, Format.JSON)
+    assert fast == slow
+    assert flattened(fast[0]) == flattened(slow[0])
+    for _, _, found in flattened(fast[0]):
+        if isinstance(found, tuple):
+            assert found[1] is UTC
+
+
+@pytest.mark.parametrize(
+    "number",
+    ["0", "-0", "-0.0", "3", "2.5", "1e1", "1E-400", "1.7976931348623157e308", "1e309",
+     "18446744073709551617", "1" + "0" * 400, "0.30000000000000004", "123456789.123456789e-5"],
+)  # fmt: skip
+def test_both_paths_read_a_number_alike(number: str) -> None:
+    body = f'{{"DONRiskAssessmentResult": {number}, "HarvestYear": {number}}}'
+    fast = decode_partially(body, PassportRequest, Format.JSON)
+    slow = decode_partially(with_unknown_field(body), PassportRequest, Format.JSON)
+    assert fast == slow
+    assert flattened(fast[0]) == flattened(slow[0])
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=5,
+)
+DATE_TIMES = st.builds(
+    lambda moment, separator, digits, zone: (
+        moment.strftime(f"%Y-%m-%d{separator}%H:%M:%S")
+        + (f".{moment.microsecond:06d}{moment.microsecond % 7}"[: digits + 1] if digits else "")
+        + zone
+    ),
+    st.datetimes(),
+    st.sampled_from("Tt "),
+    st.integers(0, 8),
+    st.sampled_from(["", "Z", "z", "+00:00", "-00:00", "+01:00", "-0530", "+14:00", "+1"]),
+)
+WIRE_VALUES = JSON_VALUES | DATE_TIMES | st.floats().map(repr)
+FIELD_NAMES = st.sampled_from(
+    ["LoadingDate", "DONRiskAssessmentResult", "CropType", "HarvestYear", "DONTestDate"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(FIELD_NAMES, WIRE_VALUES, max_size=4))
+def test_both_paths_read_any_body_alike(fields: dict[str, Any]) -> None:
+    body = json.dumps(fields)
+    try:
+        fast = decode_partially(body, PassportRequest, Format.JSON)
+    except WireFormatError as error:
+        with pytest.raises(WireFormatError) as slow_error:
+            decode_partially(with_unknown_field(body), PassportRequest, Format.JSON)
+        assert slow_error.value.errors == error.errors
+        return
+    slow = decode_partially(with_unknown_field(body), PassportRequest, Format.JSON)
+    assert fast == slow
+    assert flattened(fast[0]) == flattened(slow[0])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"CropType": "\\ud800"}',
+        b'{"CropType": "\\udc00x"}',
+        b'{"CropType": "\\ud83c"}',
+        b'{"CropType": "\\ud83c\\ud83c"}',
+    ],
+)
+def test_a_lone_surrogate_is_refused_whichever_path_reads_the_body(body: bytes) -> None:
+    for candidate in (body, with_unknown_field(body)):
+        with pytest.raises(WireFormatError) as caught:
+            decode(candidate, PassportRequest, Format.JSON)
+        assert error_fields(caught) == ["body"]
+
+
+def test_a_lone_surrogate_in_a_list_item_is_refused() -> None:
+    with pytest.raises(WireFormatError) as caught:
+        decode(b'{"Answers": [{"answertext": "\\udfff"}]}', SectionData, Format.JSON)
+    assert error_fields(caught) == ["body"]
+
+
+def test_decode_partially_gives_no_errors_for_a_body_msgspec_reads() -> None:
+    record, errors = decode_partially(b'{"CropType": "Wheat"}', PassportRequest, Format.JSON)
+    assert (record, errors) == (PassportRequest(crop_type="Wheat"), [])
+
+
+def test_decode_partially_keeps_the_good_values_of_a_body_with_a_bad_one() -> None:
+    body = b'{"CropType": "Wheat", "LoadingDate": "next Tuesday", "DONRiskAssessmentResult": 1}'
+    record, errors = decode_partially(body, PassportRequest, Format.JSON)
+    assert record == PassportRequest(crop_type="Wheat", don_risk_assessment_result=1.0)
+    assert errors == [FieldError("LoadingDate", "Expected an ISO 8601 date and time.")]
+
+
+@pytest.mark.parametrize("record_type", [pytest.param(t, id=t.__name__) for t in RECORD_TYPES])
+def test_every_record_takes_keyword_arguments_only_and_refuses_unknown_json_fields(
+    record_type: type,
+) -> None:
+    assert isinstance(record_type(), msgspec.Struct)
+    with pytest.raises(TypeError):
+        record_type("positional")
+    assert record_type.__struct_config__.forbid_unknown_fields
+    assert isinstance(record_type.root, str)
+
+
+def test_a_list_sent_as_null_is_an_empty_list() -> None:
+    assert decode(b'{"Answers": null}', SectionData, Format.JSON).answers == []
+
+
 # --- secrets ------------------------------------------------------------------------------------
 
 
@@ -699,6 +921,29 @@ def test_the_token_is_not_in_repr(fmt: Format) -> None:
     assert authorization.token
     assert authorization.token not in repr(authorization)
     assert "assurance.example.org" in repr(authorization)
+
+
+@pytest.mark.parametrize(
+    ("record", "secret", "shown"),
+    [
+        (LoginRequest(type="token", username="grower", password="s3cret-pass"), "s3cret-pass",
+         "grower"),
+        (Authorization(realm="assurance.example.org", token="t0ken-value"), "t0ken-value",
+         "assurance.example.org"),
+    ],
+)  # fmt: skip
+def test_a_record_built_in_code_hides_its_secret_from_repr(
+    record: Any, secret: str, shown: str
+) -> None:
+    for text in (repr(record), str(record), repr([record]), f"{record!r}"):
+        assert secret not in text
+        assert shown in text
+    assert secret not in repr(list(record.__rich_repr__()))  # what rich and its kin print
+    assert repr(record).startswith(f"{type(record).__name__}(")
+
+
+def test_a_record_without_secrets_shows_every_field() -> None:
+    assert repr(ErrorItem(code="C", message="m")) == "ErrorItem(code='C', message='m')"
 
 
 # --- known defects of the codec (see the report); strict, so a fix makes them fail ---------------
