@@ -1,4 +1,5 @@
-"""Fixtures shared by the whole suite: a live sandbox over real HTTP."""
+"""Fixtures shared by the whole suite: a live sandbox over real HTTP, the portal pointed at it,
+and a cache of each test's own."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import requests
+
+from portal import upstream
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,3 +114,36 @@ def client_address() -> str:
     """An address no other test uses, for X-Forwarded-For."""
     n = next(_address_counter)
     return f"198.51.{n // 250 % 250}.{n % 250 + 1}"
+
+
+@pytest.fixture(autouse=True)
+def clean_cache(settings, request) -> None:
+    """A cache of the test's own, in memory: sign-in throttles and the look-up token start
+    afresh, and no real cache (a developer's Redis or var/cache) is touched."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": request.node.nodeid,
+        }
+    }
+
+
+@pytest.fixture
+def upstream_sandbox(sandbox, settings) -> Iterator[object]:
+    """The portal's client pointed at the shared live sandbox."""
+    settings.ASSURANCE_BASE_URL = sandbox.url
+    settings.ASSURANCE_LOOKUP_USERNAME = "haulier"
+    settings.ASSURANCE_LOOKUP_PASSWORD = "haulier-demo-pass"
+    upstream.client.cache_clear()
+    yield sandbox
+    upstream.client.cache_clear()
+
+
+@pytest.fixture
+def fresh_lockouts(sandbox) -> Iterator[None]:
+    """For tests that fail sign-ins through the portal: the portal reaches the sandbox from
+    127.0.0.1, so its failures would lock every other test out. They are cleared on both
+    sides of the test."""
+    sandbox.reset_lockouts()
+    yield
+    sandbox.reset_lockouts()
