@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 SANDBOX_PORT ?= 8001
 PORTAL_PORT ?= 8000
 
-.PHONY: run test sandbox bench lint format install clean
+.PHONY: run test sandbox bench lint format install clean manage
 
 # Finds Python 3.13 (or 3.12), including pyenv versions that are installed but not selected.
 define find_python
@@ -47,6 +47,10 @@ sandbox: install
 
 test: install $(AXE)
 	@$(PY) -m pytest $(PYTEST_ARGS)
+
+# A manage.py command against the databases `make run` uses: make manage ARGS="grant_staff grower"
+manage: install
+	@$(PY) -m scripts.manage $(ARGS)
 
 bench: install
 	@$(PY) -m bench
