@@ -54,6 +54,10 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
     return render(request, "errors/403.html", status=403)
 
 
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    return render(request, "errors/403_csrf.html", status=403)
+
+
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return render(request, "errors/404.html", status=404)
 

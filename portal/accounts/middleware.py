@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import resolve_url
 
 from portal.accounts import credentials
-from portal.accounts.session import ended
+from portal.accounts.session import ended, to_sign_in_for_htmx
 from portal.assurance.errors import AssuranceError, AuthenticationRequired
 from portal.views import service_unavailable
 
@@ -20,7 +22,11 @@ class UpstreamSessionMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.user.is_authenticated and credentials.has_lapsed(request.session):
             return ended(request)
-        return self.get_response(request)
+        response = self.get_response(request)
+        if request.htmx and _is_redirect_to_sign_in(response):
+            # login_required's redirect would swap the sign-in page into a fragment.
+            return to_sign_in_for_htmx(request)
+        return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, AuthenticationRequired):
@@ -28,3 +34,8 @@ class UpstreamSessionMiddleware:
         if isinstance(exception, AssuranceError):
             return service_unavailable(request, exception)
         return None
+
+
+def _is_redirect_to_sign_in(response: HttpResponse) -> bool:
+    location = response.get("Location", "") if response.status_code == 302 else ""
+    return location.split("?", 1)[0] == resolve_url(settings.LOGIN_URL)

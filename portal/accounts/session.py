@@ -15,7 +15,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from portal.accounts import credentials
 from portal.assurance import records
 from portal.assurance.client import BearerToken
-from portal.assurance.errors import AssuranceError, AuthenticationRequired
+from portal.assurance.errors import AuthenticationRequired, UnexpectedResponse
 from portal.upstream import client
 
 
@@ -33,12 +33,15 @@ def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseU
 
 
 def _account_name(token: BearerToken, entered: str) -> str:
-    """The account's own username (the user may have typed the e-mail address)."""
-    try:
-        authorisation: records.Authorisation = client().authorisation(token)
-    except AssuranceError:
-        return entered
-    return authorisation.username or entered
+    """The account's own username (the user may have typed the e-mail address).
+
+    Without it the sign-in fails: naming the user by what they typed could make a second
+    local user for one account.
+    """
+    authorisation: records.Authorisation = client().authorisation(token)
+    if not authorisation.username:
+        raise UnexpectedResponse("The service did not say the account's username.")
+    return authorisation.username
 
 
 def _mirror(entered: str, username: str) -> AbstractBaseUser:
@@ -78,12 +81,18 @@ def safe_next(request: HttpRequest, candidate: str | None) -> str | None:
     return None
 
 
+def to_sign_in_for_htmx(request: HttpRequest) -> HttpResponse:
+    """Sends an htmx request with no session to sign in as a whole page, then back to the page
+    it came from."""
+    where = safe_next(request, request.htmx.current_url_abs_path) or request.get_full_path()
+    return HttpResponseClientRedirect(sign_in_url(where))
+
+
 def ended(request: HttpRequest) -> HttpResponse:
     """Ends a session whose upstream sign-in has ended and sends the user to sign in again,
     then back to where they were. An htmx request gets a client redirect, never a form."""
     sign_out(request)
     messages.info(request, "Your sign-in has ended. Please sign in again.")
     if request.htmx:
-        where = request.htmx.current_url_abs_path or request.get_full_path()
-        return HttpResponseClientRedirect(sign_in_url(safe_next(request, where)))
+        return to_sign_in_for_htmx(request)
     return HttpResponseRedirect(sign_in_url(request.get_full_path()))

@@ -1,0 +1,157 @@
+"""The home page, the memberships panel and the error pages."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import PermissionDenied
+from django.test import Client
+
+from portal import upstream
+from tests.portal.accounts.helpers import replace_view, sign_in
+
+pytestmark = pytest.mark.django_db
+
+NO_MEMBERSHIPS = b"You are not a registered contact of any membership"
+
+
+def assert_no_leak(response) -> None:
+    """No stack trace, no upstream address or body, no debug page."""
+    content = response.content.decode()
+    for telltale in ("Traceback", "File \"", "127.0.0.1:9", "Connection refused", "Errors",
+                     "OperationError", "settings.py", "DEBUG"):  # fmt: skip
+        assert telltale not in content, telltale
+
+
+class TestHome:
+    def test_it_needs_sign_in(self, client):
+        response = client.get("/")
+        assert response.status_code == 302
+        assert response.url == "/accounts/sign-in/?next=/"
+
+    def test_it_greets_the_user(self, client, upstream_sandbox):
+        sign_in(client, "grower")
+        response = client.get("/")
+        assert response.status_code == 200
+        assert b"Welcome, grower" in response.content
+
+    def test_it_holds_the_memberships_panel_with_a_real_link(self, client, upstream_sandbox):
+        sign_in(client, "grower")
+        content = client.get("/").content.decode()
+        assert 'id="memberships"' in content
+        assert 'hx-get="/memberships/"' in content
+        assert '<a href="/memberships/">' in content
+
+
+class TestMemberships:
+    def test_it_needs_sign_in(self, client):
+        response = client.get("/memberships/")
+        assert response.status_code == 302
+        assert response.url == "/accounts/sign-in/?next=/memberships/"
+
+    def test_it_lists_the_users_memberships_with_their_status(self, client, upstream_sandbox):
+        sign_in(client, "grower")
+        response = client.get("/memberships/")
+        assert response.status_code == 200
+        content = response.content.decode()
+        assert "<html" in content
+        assert "<h1>Your memberships</h1>" in content
+        assert content.count('class="membership"') == 2
+        assert "Hollowfield Farms Ltd" in content
+        assert "Wenham Grange Partnership" in content
+        assert content.count('<span class="status status-valid">Valid</span>') == 2
+
+    def test_with_htmx_it_returns_only_the_fragment(self, client, upstream_sandbox):
+        sign_in(client, "grower")
+        response = client.get("/memberships/", headers={"HX-Request": "true"})
+        assert response.status_code == 200
+        content = response.content.decode()
+        assert "<html" not in content
+        assert "<h1>" not in content
+        assert content.strip().startswith('<div id="memberships">')
+        assert content.count('class="membership"') == 2
+        assert "Hollowfield Farms Ltd" in content
+
+    def test_it_varies_on_htmx(self, client, upstream_sandbox):
+        sign_in(client, "grower")
+        for headers in ({}, {"HX-Request": "true"}):
+            response = client.get("/memberships/", headers=headers)
+            assert "HX-Request" in response["Vary"]
+
+    def test_it_shows_the_empty_state(self, client, upstream_sandbox):
+        sign_in(client, "haulier")
+        response = client.get("/memberships/")
+        assert NO_MEMBERSHIPS in response.content
+        assert b'class="membership"' not in response.content
+        fragment = client.get("/memberships/", headers={"HX-Request": "true"})
+        assert NO_MEMBERSHIPS in fragment.content
+        assert b"<html" not in fragment.content
+
+    def test_it_shows_a_lapsed_membership_as_not_valid(self, client, upstream_sandbox):
+        sign_in(client, "lapsed")
+        content = client.get("/memberships/").content.decode()
+        assert '<span class="status status-invalid">Suspended</span>' in content
+        assert '<span class="status status-invalid">Expired</span>' in content
+
+
+class TestErrorPages:
+    def test_an_unknown_address_gives_the_404_page(self, client):
+        response = client.get("/no-such-page/")
+        assert response.status_code == 404
+        content = response.content.decode()
+        assert "<h1>Page not found</h1>" in content
+        assert 'class="site-header"' in content  # the layout
+        assert_no_leak(response)
+
+    def test_a_failing_view_gives_the_500_page(self, client, upstream_sandbox, monkeypatch):
+        sign_in(client, "grower")
+
+        def broken(request):
+            raise RuntimeError("a secret detail of the failure")
+
+        replace_view(monkeypatch, "home", broken)
+        client.raise_request_exception = False
+        response = client.get("/")
+        assert response.status_code == 500
+        content = response.content.decode()
+        assert "Something went wrong on our side" in content
+        assert "a secret detail" not in content
+        assert "RuntimeError" not in content
+        assert_no_leak(response)
+
+    def test_a_post_without_the_csrf_token_gives_the_403_page(self):
+        client = Client(enforce_csrf_checks=True)
+        response = client.post("/accounts/sign-in/", {"username": "grower", "password": "x"})
+        assert response.status_code == 403
+        content = response.content.decode()
+        assert "<h1>That form had expired</h1>" in content
+        assert "reload the page and send the form again" in content
+        assert 'class="site-header"' in content
+        assert_no_leak(response)
+
+    def test_a_refusing_view_gives_the_403_page(self, client, upstream_sandbox, monkeypatch):
+        sign_in(client, "grower")
+
+        def refusing(request):
+            raise PermissionDenied("a secret reason")
+
+        replace_view(monkeypatch, "home", refusing)
+        response = client.get("/")
+        assert response.status_code == 403
+        content = response.content.decode()
+        assert "<h1>You cannot see this page</h1>" in content
+        assert 'class="site-header"' in content
+        assert "a secret reason" not in content
+        assert_no_leak(response)
+
+    def test_an_unreachable_service_gives_the_503_page(self, client, upstream_sandbox, settings):
+        sign_in(client, "grower")
+        settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"
+        upstream.client.cache_clear()
+        response = client.get("/memberships/?page=2")
+        assert response.status_code == 503
+        content = response.content.decode()
+        assert "Assurance service unavailable" in content
+        assert '<a href="/memberships/?page=2">try again</a>' in content
+        assert 'class="site-header"' in content
+        assert_no_leak(response)
+        assert client.get("/").status_code == 200  # still signed in
