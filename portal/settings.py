@@ -47,9 +47,14 @@ PORTAL_SIGN_IN_WINDOW_SECONDS = env_int("PORTAL_SIGN_IN_WINDOW_SECONDS", 15 * 60
 PORTAL_SIGN_IN_PER_ADDRESS = env_int("PORTAL_SIGN_IN_PER_ADDRESS", 20)
 PORTAL_SIGN_IN_PER_USERNAME = env_int("PORTAL_SIGN_IN_PER_USERNAME", 5)
 
+# --- standards (portal/standards/library.py) ------------------------------------------------------
+STANDARDS_FRESH_SECONDS = env_int("STANDARDS_FRESH_SECONDS", 10 * 60)
+STANDARDS_KEEP_SECONDS = env_int("STANDARDS_KEEP_SECONDS", 7 * 24 * 60 * 60)
+
 INSTALLED_APPS = [
     "portal",
     "portal.accounts",
+    "portal.standards",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

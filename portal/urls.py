@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("memberships/", views.memberships, name="memberships"),
     path("accounts/", include("portal.accounts.urls")),
+    path("standards/", include("portal.standards.urls")),
     # Staff sign in like everyone else: through the Assurance service.
     path(
         "admin/login/",

@@ -8,8 +8,8 @@ from django.shortcuts import resolve_url
 
 from portal.accounts import credentials
 from portal.accounts.session import ended, to_sign_in_for_htmx
-from portal.assurance.errors import AssuranceError, AuthenticationRequired
-from portal.views import service_unavailable
+from portal.assurance.errors import AssuranceError, AuthenticationRequired, NotFound
+from portal.views import page_not_found, service_unavailable
 
 
 class UpstreamSessionMiddleware:
@@ -31,6 +31,8 @@ class UpstreamSessionMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, AuthenticationRequired):
             return ended(request)
+        if isinstance(exception, NotFound):
+            return page_not_found(request, exception)
         if isinstance(exception, AssuranceError):
             return service_unavailable(request, exception)
         return None

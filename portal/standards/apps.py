@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class StandardsConfig(AppConfig):
+    name = "portal.standards"
+    label = "standards"
+    verbose_name = "Standards"

@@ -1,0 +1,123 @@
+"""Section data arranged for reading: HTML made safe, each standard point with its parts."""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+import nh3
+from django.utils.safestring import SafeString, mark_safe
+
+from portal.assurance import records
+
+# What upstream HTML may keep: text structure and plain links, nothing that runs or loads.
+ALLOWED_TAGS = {
+    "p", "br", "ul", "ol", "li", "strong", "b", "em", "i", "u", "sub", "sup", "code",
+    "blockquote", "h3", "h4", "h5", "table", "thead", "tbody", "tr", "th", "td", "a", "span",
+}  # fmt: skip
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"scope"}, "td": {"colspan", "rowspan"}}
+ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
+
+
+def sanitise(fragment: str | None) -> SafeString:
+    """Upstream HTML cut down to the allow-list: no scripts, handlers, styles, frames or SVG,
+    links only to http(s) and mail, opening with no referrer."""
+    if not fragment:
+        return mark_safe("")
+    cleaned = nh3.clean(
+        fragment,
+        tags=ALLOWED_TAGS,
+        clean_content_tags={"script", "style", "svg", "math", "iframe", "object", "template"},
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes=ALLOWED_URL_SCHEMES,
+        link_rel="noopener noreferrer nofollow",
+    )
+    return mark_safe(cleaned)  # noqa: S308 (nh3 has made it safe)
+
+
+_TAG = re.compile(r"<[^>]*>")
+_SPACE = re.compile(r"\s+")
+
+
+def plain_text(fragment: str | None) -> str:
+    """The words of an HTML fragment, for search, comparison and CSV."""
+    if not fragment:
+        return ""
+    text = nh3.clean(fragment, tags=set(), clean_content_tags={"script", "style"})
+    return _SPACE.sub(" ", html.unescape(_TAG.sub(" ", text))).strip()
+
+
+@dataclass(slots=True)
+class Point:
+    """A standard point with what belongs to it, ready for a page."""
+
+    point: records.StandardPoint
+    guidelines: SafeString
+    record_keeping: SafeString
+    guidance: SafeString
+    audit_points: list[records.AuditPoint] = field(default_factory=list)
+    answers: list[records.Answer] = field(default_factory=list)
+    aims: list[records.Category] = field(default_factory=list)
+
+    @property
+    def reference(self) -> str:
+        return self.point.reference or ""
+
+    @property
+    def anchor(self) -> str:
+        return "point-" + re.sub(r"[^A-Za-z0-9]+", "-", self.reference).strip("-")
+
+    @property
+    def is_critical(self) -> bool:
+        return any(answer.critical_point for answer in self.answers)
+
+
+def arrange(section: records.SectionData) -> list[Point]:
+    """The section's standard points in order, each with its audit points, answers and aims."""
+    aims = {aim.guid: aim for aim in section.categories}
+    points = [
+        Point(
+            point=p,
+            guidelines=sanitise(p.assessment_guidelines),
+            record_keeping=sanitise(p.reference_sources),
+            guidance=sanitise(p.guidance),
+        )
+        for p in sorted(section.standard_points, key=_order)
+    ]
+    by_guid = {p.point.guid: p for p in points}
+    for audit_point in sorted(section.audit_points, key=_order):
+        if owner := by_guid.get(audit_point.question_guid):
+            owner.audit_points.append(audit_point)
+    for answer in sorted(section.answers, key=_order):
+        if owner := by_guid.get(answer.question_guid):
+            owner.answers.append(answer)
+    for link in section.links:
+        owner, aim = by_guid.get(link.asset_guid), aims.get(link.category_guid)
+        if owner and aim and aim not in owner.aims:
+            owner.aims.append(aim)
+    return points
+
+
+def _order(item: records.StandardPoint | records.AuditPoint | records.Answer) -> float:
+    return item.index if item.index is not None else float("inf")
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    aim: str = ""  # an aim's GUID
+    critical: bool = False
+    revision: str = ""
+
+    @property
+    def active(self) -> bool:
+        return bool(self.aim or self.critical or self.revision)
+
+    def apply(self, points: list[Point]) -> list[Point]:
+        return [
+            p
+            for p in points
+            if (not self.aim or any(a.guid == self.aim for a in p.aims))
+            and (not self.critical or p.is_critical)
+            and (not self.revision or p.point.revision_status == self.revision)
+        ]

@@ -1,0 +1,102 @@
+"""The standards as the portal keeps them: upstream answers cached for every user.
+
+Standards are the same for everyone, so each answer is cached by its path and filter, shared
+across users (Redis in production), and refreshed once it is older than STANDARDS_FRESH_SECONDS.
+If the upstream cannot be reached, a cached copy (kept for STANDARDS_KEEP_SECONDS) is served
+with a notice instead of the unavailable page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.core.cache import cache
+
+from portal.assurance import records
+from portal.assurance.client import Credentials
+from portal.assurance.errors import Unavailable, UnexpectedResponse
+from portal.upstream import client
+
+LIVE, PREVIEW = "live", "preview"
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched[T]:
+    record: T
+    refreshed: datetime  # when the portal last had it from the upstream
+    from_cache_only: bool = False  # the upstream could not be reached; this is the last copy
+
+    @property
+    def version(self) -> str:
+        """Changes whenever the content may have: for keys of what is made from it."""
+        return str(self.refreshed.timestamp())
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    record: object
+    refreshed: float
+
+
+def cache_key(kind: str, *parts: object) -> str:
+    """A cache key for `parts` (which may hold anything a URL can): hashed, so always valid."""
+    digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
+    return f"standards:{kind}:{digest}"
+
+
+def _cached[T](key: str, fetch: Callable[[], T]) -> Fetched[T]:
+    entry: _Entry | None = cache.get(key)
+    now = time.time()
+    if entry is not None and now - entry.refreshed < settings.STANDARDS_FRESH_SECONDS:
+        return Fetched(entry.record, _moment(entry.refreshed))
+    try:
+        record = fetch()
+    except (Unavailable, UnexpectedResponse):
+        if entry is None:
+            raise
+        return Fetched(entry.record, _moment(entry.refreshed), from_cache_only=True)
+    cache.set(key, _Entry(record, now), settings.STANDARDS_KEEP_SECONDS)
+    return Fetched(record, _moment(now))
+
+
+def _moment(timestamp: float) -> datetime:
+    return datetime.fromtimestamp(timestamp, UTC)
+
+
+def schemes(credentials: Credentials, stage: str) -> Fetched[records.SchemeList]:
+    return _cached(
+        cache_key("schemes", stage),
+        lambda: client().schemes(credentials, preview=stage == PREVIEW),
+    )
+
+
+def sections(
+    credentials: Credentials, stage: str, scheme_guid: str, sector: str = ""
+) -> Fetched[records.SectionList]:
+    return _cached(
+        cache_key("sections", stage, scheme_guid, sector),
+        lambda: client().sections(
+            credentials, scheme_guid, preview=stage == PREVIEW, sector=sector or None
+        ),
+    )
+
+
+def section(
+    credentials: Credentials, stage: str, scheme_guid: str, prefix: str, sector: str
+) -> Fetched[records.SectionData]:
+    return _cached(
+        cache_key("section", stage, scheme_guid, sector, prefix),
+        lambda: client().section_data(
+            credentials, scheme_guid, prefix, preview=stage == PREVIEW, sector=sector
+        ),
+    )
+
+
+def scheme_name(credentials: Credentials, stage: str, scheme_guid: str) -> str | None:
+    listed = schemes(credentials, stage).record.items
+    return next((s.scheme_name for s in listed if s.scheme_guid == scheme_guid), None)

@@ -1,0 +1,12 @@
+from django import template
+from django.urls import reverse
+
+from portal.standards.library import PREVIEW
+
+register = template.Library()
+
+
+@register.simple_tag
+def standards_url(name: str, stage: str, *args: str) -> str:
+    """The address of a standards page of the live standards, or of the preview."""
+    return reverse(f"standards:{'preview-' if stage == PREVIEW else ''}{name}", args=args)

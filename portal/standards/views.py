@@ -1,0 +1,254 @@
+"""Standards pages: schemes, a scheme, a section, a standard point, search, what has changed."""
+
+from __future__ import annotations
+
+import re
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.views.decorators.vary import vary_on_headers
+
+from portal.accounts.session import user_credentials
+from portal.assurance import records
+from portal.assurance.errors import NotFound
+from portal.standards import compare, exports, library
+from portal.standards.content import Filters, arrange
+from portal.standards.library import LIVE, PREVIEW
+from portal.standards.search import SectionHits, is_reference, matches
+
+NO_SECTOR = "-"  # in addresses, for a section with no sector prefix
+_REFERENCE = re.compile(r"^([A-Za-z0-9]+)\.([A-Za-z]{2})(\.[0-9]+)+$")
+
+
+def _sector_segment(sector: str | None) -> str:
+    return sector or NO_SECTOR
+
+
+def _sector_of(segment: str) -> str:
+    return "" if segment == NO_SECTOR else segment
+
+
+def _section_or_404(request: HttpRequest, stage: str, scheme_guid: str, sector: str, prefix: str):
+    try:
+        return library.section(user_credentials(request), stage, scheme_guid, prefix, sector)
+    except NotFound:
+        raise Http404("No such section.") from None
+
+
+def _sections_or_404(request: HttpRequest, stage: str, scheme_guid: str, sector: str = ""):
+    try:
+        return library.sections(user_credentials(request), stage, scheme_guid, sector)
+    except NotFound:
+        raise Http404("No such scheme.") from None
+
+
+# --- schemes and a scheme -------------------------------------------------------------------------
+
+
+@login_required
+def schemes(request: HttpRequest) -> HttpResponse:
+    credentials = user_credentials(request)
+    live = library.schemes(credentials, LIVE)
+    preview = library.schemes(credentials, PREVIEW)
+    return render(request, "standards/schemes.html", {
+        "live": live, "preview": preview, "fetched": [live, preview],
+    })  # fmt: skip
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def scheme(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpResponse:
+    everything = _sections_or_404(request, stage, scheme_guid)
+    sectors = sorted({s.sector_prefix for s in everything.record.sections if s.sector_prefix})
+    sector = request.GET.get("sector", "")
+    shown = _sections_or_404(request, stage, scheme_guid, sector) if sector in sectors else None
+    listed = (shown or everything).record.sections
+    other_stage = PREVIEW if stage == LIVE else LIVE
+    has_other = library.scheme_name(user_credentials(request), other_stage, scheme_guid)
+    context = {
+        "stage": stage,
+        "scheme": everything.record,
+        "sections": sorted(listed, key=lambda s: (s.index is None, s.index or 0)),
+        "sectors": sectors,
+        "sector": sector if shown else "",
+        "has_other_stage": bool(has_other),
+        "fetched": [everything],
+        "no_sector": NO_SECTOR,
+    }
+    template = "standards/scheme.html"
+    return render(request, template + ("#sections" if _wants_fragment(request) else ""), context)
+
+
+def _wants_fragment(request: HttpRequest) -> bool:
+    return bool(request.htmx) and not request.htmx.boosted
+
+
+# --- a section ------------------------------------------------------------------------------------
+
+
+def _filters(request: HttpRequest) -> Filters:
+    return Filters(
+        aim=request.GET.get("aim", "")[:64],
+        critical=request.GET.get("critical") == "1",
+        revision=request.GET.get("revision", "")[:40],
+    )
+
+
+def _section_page(fetched: library.Fetched[records.SectionData], filters: Filters, context: dict):
+    """The section's points as HTML, with its filter choices: made once per version and filter
+    and kept in the cache, so a warm page renders only its frame."""
+    key = library.cache_key(
+        "page", context["stage"], context["scheme_guid"], context["sector_segment"],
+        fetched.record.section_prefix, fetched.version, filters,
+    )  # fmt: skip
+    page = cache.get(key)
+    if page is None:
+        points = arrange(fetched.record)
+        shown = filters.apply(points)
+        aims = {aim.guid: aim.name for p in points for aim in p.aims}
+        points_context = {**context, "points": shown, "filters": filters, "total": len(points)}
+        page = {
+            "points_html": render_to_string("standards/section.html#points", points_context),
+            "aims": sorted(aims.items(), key=lambda item: item[1] or ""),
+            "revisions": sorted({p.point.revision_status or "" for p in points} - {""}),
+            "total": len(points),
+            "shown": len(shown),
+        }
+        cache.set(key, page, settings.STANDARDS_KEEP_SECONDS)
+    return page
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def section(
+    request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
+) -> HttpResponse:
+    fetched = _section_or_404(request, stage, scheme_guid, _sector_of(sector), prefix)
+    filters = _filters(request)
+    context = {
+        "stage": stage,
+        "scheme_guid": scheme_guid,
+        "scheme_name": library.scheme_name(user_credentials(request), stage, scheme_guid),
+        "sector_segment": sector,
+        "section": fetched.record,
+        "fetched": [fetched],
+    }
+    page = _section_page(fetched, filters, context)
+    if _wants_fragment(request):
+        return HttpResponse(page["points_html"])
+    return render(request, "standards/section.html", {**context, **page, "filters": filters})
+
+
+@login_required
+def point(
+    request: HttpRequest, scheme_guid: str, reference: str, stage: str = LIVE
+) -> HttpResponse:
+    """A standard point's permanent address, by its reference (`CR.ST.3`)."""
+    found = _REFERENCE.match(reference)
+    if not found:
+        raise Http404("Not a reference.")
+    sector, prefix = found.group(1), found.group(2)
+    fetched = _section_or_404(request, stage, scheme_guid, sector, prefix)
+    wanted = reference.upper()
+    the_point = next((p for p in arrange(fetched.record) if p.reference.upper() == wanted), None)
+    if the_point is None:
+        raise Http404("No such standard point.")
+    return render(request, "standards/point.html", {
+        "stage": stage, "scheme_guid": scheme_guid, "section": fetched.record,
+        "scheme_name": library.scheme_name(user_credentials(request), stage, scheme_guid),
+        "sector_segment": _sector_segment(fetched.record.sector_prefix), "p": the_point,
+        "fetched": [fetched],
+    })  # fmt: skip
+
+
+# --- search and what has changed ------------------------------------------------------------------
+
+
+def _all_sections(request: HttpRequest, stage: str, scheme_guid: str):
+    """Every section of the scheme, fetched (or from the cache), in order."""
+    listing = _sections_or_404(request, stage, scheme_guid)
+    ordered = sorted(listing.record.sections, key=lambda s: (s.index is None, s.index or 0))
+    credentials = user_credentials(request)
+    for entry in ordered:
+        try:
+            fetched = library.section(credentials, stage, scheme_guid, entry.prefix or "",
+                                      entry.sector_prefix or "")  # fmt: skip
+        except NotFound:
+            continue
+        yield entry, fetched
+
+
+@login_required
+def search(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpResponse:
+    query = request.GET.get("q", "").strip()[:100]
+    listing = _sections_or_404(request, stage, scheme_guid)
+    groups: list[SectionHits] = []
+    if query:
+        for entry, fetched in _all_sections(request, stage, scheme_guid):
+            group = SectionHits(entry.name or "", _sector_segment(entry.sector_prefix),
+                                entry.prefix or "")  # fmt: skip
+            group.hits = [hit for p in arrange(fetched.record) if (hit := matches(p, query))]
+            if group.hits:
+                groups.append(group)
+    return render(request, "standards/search.html", {
+        "stage": stage, "scheme": listing.record, "scheme_guid": scheme_guid, "query": query,
+        "groups": groups, "count": sum(len(g.hits) for g in groups),
+        "by_reference": is_reference(query), "fetched": [listing],
+    })  # fmt: skip
+
+
+@login_required
+def changes(request: HttpRequest, scheme_guid: str) -> HttpResponse:
+    """The preview against the live standards, section by section and point by point."""
+    live = dict(_by_key(request, LIVE, scheme_guid))
+    preview = dict(_by_key(request, PREVIEW, scheme_guid))
+    if not preview:
+        raise Http404("This scheme has no preview.")
+    keys = list(preview) + [k for k in live if k not in preview]
+    sections = [compare.compare_section(k, live.get(k), preview.get(k)) for k in keys]
+    listing = _sections_or_404(request, PREVIEW, scheme_guid)
+    return render(request, "standards/changes.html", {
+        "scheme": listing.record, "scheme_guid": scheme_guid, "sections": sections,
+        "changed": [s for s in sections if s.kind != "unchanged"],
+        "unchanged": [s for s in sections if s.kind == "unchanged"], "fetched": [listing],
+    })  # fmt: skip
+
+
+def _by_key(request: HttpRequest, stage: str, scheme_guid: str):
+    try:
+        for entry, fetched in _all_sections(request, stage, scheme_guid):
+            yield f"{entry.sector_prefix}.{entry.prefix}", fetched.record
+    except Http404:
+        return
+
+
+# --- exports --------------------------------------------------------------------------------------
+
+
+@login_required
+def section_csv(
+    request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
+) -> HttpResponse:
+    fetched = _section_or_404(request, stage, scheme_guid, _sector_of(sector), prefix)
+    return _download(exports.section_csv(fetched.record), "text/csv; charset=utf-8",
+                     exports.file_name(fetched.record, "csv"))  # fmt: skip
+
+
+@login_required
+def section_pdf(
+    request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
+) -> HttpResponse:
+    fetched = _section_or_404(request, stage, scheme_guid, _sector_of(sector), prefix)
+    scheme_name = library.scheme_name(user_credentials(request), stage, scheme_guid) or ""
+    content = exports.section_pdf(fetched.record, scheme_name, stage, fetched.refreshed)
+    return _download(content, "application/pdf", exports.file_name(fetched.record, "pdf"))
+
+
+def _download(content: bytes, content_type: str, name: str) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
