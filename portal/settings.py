@@ -140,7 +140,9 @@ CELERY_TASK_IGNORE_RESULT = True
 # --- sessions, security ---------------------------------------------------------------------------
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = PORTAL_SESSION_IDLE_SECONDS
-SESSION_SAVE_EVERY_REQUEST = True  # so that the age counts from the last request: idle time
+# The age counts from the last request: the session is saved at most once a minute to move it
+# on (portal/accounts/middleware.py), not on every request.
+SESSION_SAVE_EVERY_REQUEST = False
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 LOGIN_URL = "accounts:sign-in"

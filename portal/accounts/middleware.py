@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from django.conf import settings
@@ -20,8 +21,10 @@ class UpstreamSessionMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.user.is_authenticated and credentials.has_lapsed(request.session):
-            return ended(request)
+        if request.user.is_authenticated:
+            if credentials.has_lapsed(request.session):
+                return ended(request)
+            _keep_alive(request)
         response = self.get_response(request)
         if request.htmx and _is_redirect_to_sign_in(response):
             # login_required's redirect would swap the sign-in page into a fragment.
@@ -41,3 +44,15 @@ class UpstreamSessionMiddleware:
 def _is_redirect_to_sign_in(response: HttpResponse) -> bool:
     location = response.get("Location", "") if response.status_code == 302 else ""
     return location.split("?", 1)[0] == resolve_url(settings.LOGIN_URL)
+
+
+SEEN_KEY = "portal_seen"
+TOUCH_EVERY_SECONDS = 60
+
+
+def _keep_alive(request: HttpRequest) -> None:
+    """Moves the idle time-out on: the session is saved (so its expiry and cookie renewed) at
+    most once a minute, not on every request."""
+    now = int(time.time())
+    if now - request.session.get(SEEN_KEY, 0) >= TOUCH_EVERY_SECONDS:
+        request.session[SEEN_KEY] = now

@@ -3,6 +3,7 @@ accepted, or the user stays idle too long (portal.accounts.middleware)."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from types import SimpleNamespace
 
@@ -12,6 +13,7 @@ from django.contrib.sessions.models import Session
 from django.utils import timezone
 
 from portal.accounts import credentials
+from portal.accounts.middleware import SEEN_KEY, TOUCH_EVERY_SECONDS
 from tests.portal.accounts.helpers import sign_in
 
 pytestmark = pytest.mark.django_db
@@ -129,22 +131,40 @@ class TestUpstreamRejection:
         assert "evil" not in location
 
 
+def last_seen_a_while_ago(client) -> None:
+    session = client.session
+    session[SEEN_KEY] = int(time.time()) - TOUCH_EVERY_SECONDS - 1
+    session.save()
+
+
 class TestIdleTime:
     def test_the_session_lasts_the_idle_time_from_the_last_request(self):
-        assert django_settings.SESSION_SAVE_EVERY_REQUEST is True
+        assert django_settings.SESSION_SAVE_EVERY_REQUEST is False  # moved on once a minute
         assert django_settings.SESSION_COOKIE_AGE == django_settings.PORTAL_SESSION_IDLE_SECONDS
         assert django_settings.SESSION_COOKIE_HTTPONLY is True
         assert django_settings.SESSION_ENGINE == "django.contrib.sessions.backends.db"
 
-    def test_every_request_refreshes_the_cookie(self, client, upstream_sandbox, settings):
+    def test_a_request_a_minute_after_the_last_refreshes_the_cookie(
+        self, client, upstream_sandbox, settings
+    ):
         sign_in(client, "grower")
         for path in ("/", "/memberships/"):
+            last_seen_a_while_ago(client)
             response = client.get(path)
             cookie = response.cookies[settings.SESSION_COOKIE_NAME]
             assert int(cookie["max-age"]) == settings.SESSION_COOKIE_AGE
 
-    def test_every_request_moves_the_expiry_on(self, client, upstream_sandbox):
+    def test_requests_within_a_minute_do_not_write_the_session(
+        self, client, upstream_sandbox, settings
+    ):
         sign_in(client, "grower")
+        client.get("/")
+        response = client.get("/")
+        assert settings.SESSION_COOKIE_NAME not in response.cookies
+
+    def test_a_request_a_minute_after_the_last_moves_the_expiry_on(self, client, upstream_sandbox):
+        sign_in(client, "grower")
+        last_seen_a_while_ago(client)
         key = client.session.session_key
         Session.objects.filter(session_key=key).update(
             expire_date=timezone.now() + timedelta(seconds=5)
