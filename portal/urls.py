@@ -6,6 +6,7 @@ from portal import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("healthz", views.health, name="health"),
     path("memberships/", views.memberships, name="memberships"),
     path("accounts/", include("portal.accounts.urls")),
     path("standards/", include("portal.standards.urls")),

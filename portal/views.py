@@ -10,6 +10,11 @@ from django.views.decorators.vary import vary_on_headers
 from portal.assurance.errors import AssuranceError, Unavailable
 
 
+def health(request: HttpRequest) -> HttpResponse:
+    """For load balancers and monitors: the portal's process answers."""
+    return HttpResponse("ok\n", content_type="text/plain; charset=utf-8")
+
+
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "home.html")
