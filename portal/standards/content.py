@@ -37,6 +37,7 @@ def sanitise(fragment: str | None) -> SafeString:
 
 
 _TAG = re.compile(r"<[^>]*>")
+_INLINE_TAG = re.compile(r"</?(?:a|b|strong|em|i|u|span|code|sub|sup)\b[^>]*>", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 
 
@@ -44,8 +45,10 @@ def plain_text(fragment: str | None) -> str:
     """The words of an HTML fragment, for search, comparison and CSV."""
     if not fragment:
         return ""
-    text = nh3.clean(fragment, tags=set(), clean_content_tags={"script", "style"})
-    return _SPACE.sub(" ", html.unescape(_TAG.sub(" ", text))).strip()
+    # Sanitised first (scripts and styles go with their content); then inline tags go, and
+    # every other tag becomes a space, so that the words of neighbouring blocks stay apart.
+    text = _TAG.sub(" ", _INLINE_TAG.sub("", str(sanitise(fragment))))
+    return _SPACE.sub(" ", html.unescape(text)).strip()
 
 
 @dataclass(slots=True)

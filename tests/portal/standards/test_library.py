@@ -1,0 +1,146 @@
+"""The standards kept in the portal's cache (portal/standards/library.py), seen through the
+section page: warm pages make no upstream call, stale ones are refreshed, and a cached copy
+stands in while the upstream cannot be reached."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from portal import upstream
+from tests.portal.accounts.helpers import sign_in, upstream_calls
+from tests.portal.standards.helpers import (
+    CROPS,
+    UNKNOWN_SCHEME,
+    demo_references,
+    main,
+    shown_references,
+)
+
+pytestmark = pytest.mark.django_db
+STORAGE = f"/standards/{CROPS}/CR/ST/"
+HTMX = {"HX-Request": "true"}
+REFRESHED = re.compile(
+    r"Content last refreshed from the Assurance service (\d{1,2} \w{3} \d{4} at \d\d:\d\d)\."
+)
+CANNOT_BE_REACHED = "The Assurance service cannot be reached just now"
+
+
+def refreshed_at(page: str) -> datetime:
+    [stamp] = REFRESHED.findall(page)
+    moment = datetime.strptime(stamp, "%d %b %Y at %H:%M")
+    return timezone.make_aware(moment, timezone.get_current_timezone())
+
+
+def take_the_upstream_down(settings) -> None:
+    settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"
+    settings.ASSURANCE_RETRIES = 1
+    upstream.client.cache_clear()
+
+
+def test_a_warm_page_makes_no_upstream_call(grower):
+    with upstream_calls() as first:
+        assert grower.get(STORAGE).status_code == 200
+    assert "section_data" in [call.operation for call in first]
+    with upstream_calls() as second:
+        response = grower.get(STORAGE)
+    assert response.status_code == 200
+    assert second == []
+    assert shown_references(main(response.content.decode())) == demo_references("crops", "CR.ST")
+
+
+def test_a_warm_fragment_makes_no_upstream_call(grower):
+    grower.get(STORAGE)
+    with upstream_calls() as calls:
+        response = grower.get(f"{STORAGE}?critical=1", headers=HTMX)
+    assert response.status_code == 200
+    assert calls == []
+
+
+def test_the_cache_is_shared_between_sessions(grower):
+    grower.get(STORAGE)
+    other = Client()
+    assert sign_in(other, "grower").status_code == 302
+    with upstream_calls() as calls:
+        assert other.get(STORAGE).status_code == 200
+    assert calls == []
+
+
+def test_stale_content_is_refreshed(grower, settings):
+    settings.STANDARDS_FRESH_SECONDS = 0
+    grower.get(STORAGE)
+    with upstream_calls() as calls:
+        response = grower.get(STORAGE)
+    assert response.status_code == 200
+    assert "section_data" in [call.operation for call in calls]
+    assert CANNOT_BE_REACHED not in response.content.decode()
+
+
+def test_the_page_says_when_the_content_was_last_refreshed(grower):
+    page = main(grower.get(STORAGE).content.decode())
+    now = timezone.localtime()
+    assert abs(refreshed_at(page) - now) < timedelta(minutes=2)
+
+
+def test_a_cached_copy_stands_in_when_the_upstream_is_down(grower, settings):
+    before = main(grower.get(STORAGE).content.decode())
+    settings.STANDARDS_FRESH_SECONDS = 0  # so the portal tries the upstream again
+    take_the_upstream_down(settings)
+    with upstream_calls() as calls:
+        response = grower.get(STORAGE)
+    assert calls and all(call.outcome != "ok" for call in calls)
+    assert response.status_code == 200
+    page = main(response.content.decode())
+    assert CANNOT_BE_REACHED in page
+    assert "so this is the copy the portal last had, from" in " ".join(page.split())
+    assert shown_references(page) == shown_references(before)
+    assert refreshed_at(page) == refreshed_at(before)
+
+
+def test_a_cached_fragment_stands_in_when_the_upstream_is_down(grower, settings):
+    grower.get(STORAGE)
+    settings.STANDARDS_FRESH_SECONDS = 0
+    take_the_upstream_down(settings)
+    response = grower.get(STORAGE, headers=HTMX)
+    assert response.status_code == 200
+    assert "<html" not in response.content.decode()
+    assert shown_references(response.content.decode()) == demo_references("crops", "CR.ST")
+
+
+def test_a_fresh_cached_page_is_served_without_asking_the_upstream(grower, settings):
+    grower.get(STORAGE)
+    take_the_upstream_down(settings)
+    with upstream_calls() as calls:
+        response = grower.get(STORAGE)
+    assert response.status_code == 200
+    assert calls == []
+
+
+def test_with_nothing_cached_it_shows_the_unavailable_page(grower, settings):
+    take_the_upstream_down(settings)
+    response = grower.get(STORAGE)
+    assert response.status_code == 503
+    content = response.content.decode()
+    assert "The Assurance service is unavailable" in content
+    assert f'<a href="{STORAGE}">try again</a>' in content
+
+
+def test_with_nothing_cached_the_schemes_page_is_unavailable_too(grower, settings):
+    take_the_upstream_down(settings)
+    assert grower.get("/standards/").status_code == 503
+
+
+@pytest.mark.parametrize(
+    "url",
+    [f"/standards/{UNKNOWN_SCHEME}/", f"/standards/{UNKNOWN_SCHEME}/CR/ST/",
+     f"/standards/{CROPS}/CR/ZZ/"],
+    ids=["scheme", "scheme-of-section", "section"],
+)  # fmt: skip
+def test_an_unknown_scheme_or_section_is_the_404_page(grower, url):
+    response = grower.get(url)
+    assert response.status_code == 404
+    assert "Page not found" in response.content.decode()

@@ -1,0 +1,41 @@
+"""/standards/<guid>/<sector>/<prefix>/checklist.pdf: a section as a printable checklist."""
+
+from __future__ import annotations
+
+import io
+
+import pypdf
+import pytest
+
+from tests.portal.standards.helpers import CROPS, demo_section
+
+pytestmark = pytest.mark.django_db
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_it_downloads_a_checklist_of_every_point(grower):
+    response = grower.get(f"/standards/{CROPS}/CR/ST/checklist.pdf")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert response["Content-Disposition"] == 'attachment; filename="CR.ST-storage.pdf"'
+    assert response.content.startswith(b"%PDF")
+    reader = pypdf.PdfReader(io.BytesIO(response.content))
+    text = words(" ".join(page.extract_text() for page in reader.pages))
+    assert "CR.ST Storage" in text
+    assert "Combinable Crops and Sugar Beet" in text
+    assert "checklist of 21 standard points" in text
+    points = demo_section("crops", "CR.ST")["points"]
+    position = 0
+    for point in points:
+        reference = f"CR.ST.{point['number']}"
+        found = text.find(f"{reference} {words(point['question'])}", position)
+        assert found >= 0, reference
+        position = found  # in order
+    assert "The assessor checks:" in text
+
+
+def test_it_answers_404_for_an_unknown_section(grower):
+    assert grower.get(f"/standards/{CROPS}/CR/ZZ/checklist.pdf").status_code == 404
