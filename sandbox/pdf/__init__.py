@@ -11,20 +11,19 @@ Rule 3 of 4.7: a field with no value is printed as an empty box to be completed 
 from __future__ import annotations
 
 import html
-import mimetypes
 import os
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from string import Template
-from urllib.parse import unquote, urlsplit
 
 from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
-from weasyprint.urls import URLFetcher, URLFetcherResponse, path2url
+from weasyprint.urls import path2url
 
 from portal.assurance.codec import format_number
 from portal.assurance.records import VALID_STATUSES, CropPassport
+from portal.pdf import FolderURLFetcher, ResourceRefused
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BASE_URL = path2url(str(PACKAGE_DIR) + os.sep)
@@ -46,33 +45,11 @@ _GRAIN_STORE_ROW = Template(
 _LAYOUTS = ("", "compact", "compact clamped")
 
 
-class ResourceRefused(ValueError):
-    """The passport asked for a resource outside its package, or not by a `file:` URL."""
+class PackageURLFetcher(FolderURLFetcher):
+    """Serves the files of this package, and nothing else."""
 
-
-class PackageURLFetcher(URLFetcher):
-    """Serves `file:` URLs of files inside `root` (this package); refuses every other URL."""
-
-    def __init__(self, root: Path = PACKAGE_DIR, **kwargs):
-        super().__init__(allowed_protocols=("file",), **kwargs)
-        self.root = Path(root).resolve()
-
-    def path_for(self, url: str) -> Path:
-        """The file inside the package that `url` names; raises ResourceRefused otherwise."""
-        parts = urlsplit(url)
-        if parts.scheme.lower() != "file" or parts.netloc not in ("", "localhost"):
-            raise ResourceRefused(f"refused to fetch {url!r}: only package files are served")
-        path = Path(unquote(parts.path)).resolve()
-        if not path.is_relative_to(self.root) or not path.is_file():
-            raise ResourceRefused(f"refused to fetch {url!r}: not a file of {self.root}")
-        return path
-
-    def fetch(self, url: str, headers: dict | None = None) -> URLFetcherResponse:
-        path = self.path_for(url)
-        content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        return URLFetcherResponse(
-            path2url(str(path)), path.read_bytes(), headers={"Content-Type": content_type}
-        )
+    def __init__(self, root: Path = PACKAGE_DIR, **kwargs) -> None:
+        super().__init__(root, **kwargs)
 
 
 class _Renderer(threading.local):
