@@ -36,12 +36,8 @@ def memberships(request: HttpRequest) -> HttpResponse:
 def service_unavailable(request: HttpRequest, error: AssuranceError) -> HttpResponse:
     """The page for an upstream that cannot be reached (or answers what cannot be read)."""
     retry_after = error.retry_after if isinstance(error, Unavailable) else None
-    response = render(
-        request,
-        "errors/503.html",
-        {"retry_url": request.get_full_path(), "retry_after": retry_after},
-        status=503,
-    )
+    context = {"retry_url": _page_path(request), "retry_after": retry_after}
+    response = _error_page(request, "errors/503.html", context, 503)
     if retry_after:
         response["Retry-After"] = str(int(retry_after))
     return response
@@ -64,7 +60,23 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return render(request, "errors/404.html", status=404)
+    return _error_page(request, "errors/404.html", {}, 404)
+
+
+def _page_path(request: HttpRequest) -> str:
+    """The page the user is on: for an htmx request, the one that made it."""
+    current = request.htmx.current_url_abs_path if request.htmx else None
+    return current or request.get_full_path()
+
+
+def _error_page(request: HttpRequest, template: str, context: dict, status: int) -> HttpResponse:
+    """The error page; for an htmx request, its message alone, put inside the element that
+    asked (htmx is configured to swap error answers)."""
+    if request.htmx and not request.htmx.boosted:
+        response = render(request, f"{template}#message", context, status=status)
+        response["HX-Reswap"] = "innerHTML"
+        return response
+    return render(request, template, context, status=status)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

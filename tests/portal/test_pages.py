@@ -155,3 +155,28 @@ class TestErrorPages:
         assert 'class="site-header"' in content
         assert_no_leak(response)
         assert client.get("/").status_code == 200  # still signed in
+
+    def test_an_unreachable_service_gives_htmx_its_message_alone(
+        self, client, upstream_sandbox, settings
+    ):
+        sign_in(client, "grower")
+        settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"
+        upstream.client.cache_clear()
+        response = client.get(
+            "/memberships/",
+            headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/?from=home"},
+        )
+        assert response.status_code == 503
+        assert response["HX-Reswap"] == "innerHTML"
+        content = response.content.decode()
+        assert "<html" not in content
+        assert "cannot reach the Assurance service" in content
+        assert '<a href="/?from=home">try again</a>' in content
+        assert_no_leak(response)
+
+    def test_an_unknown_address_gives_htmx_its_message_alone(self, client, upstream_sandbox):
+        sign_in(client, "grower")
+        response = client.get("/no-such-page/", headers={"HX-Request": "true"})
+        assert response.status_code == 404
+        assert "<html" not in response.content.decode()
+        assert "There is nothing at this address" in response.content.decode()
