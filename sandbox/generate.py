@@ -23,7 +23,6 @@ from django.db import transaction
 from sandbox import clock
 from sandbox.demo import accounts as demo_accounts
 from sandbox.ids import SHORT_CODE_ALPHABET, SHORT_CODE_LENGTH, guid_for
-from sandbox.text import AIMS, ANSWERS, AUDIT_POINTS, QUESTIONS, SENTENCES, SUBJECTS, Text
 from sandbox.models import (
     Account,
     Aim,
@@ -40,12 +39,7 @@ from sandbox.models import (
     StandardPoint,
     Store,
 )
-from sandbox.text import (
-    AIMS,
-    ANSWERS,
-    AUDIT_POINTS,
-    Text,
-)
+from sandbox.text import AIMS, ANSWERS, AUDIT_POINTS, SENTENCES, SUBJECTS, Text
 
 KEY = "benchmark"
 SCHEME_NAME = "Benchmark Standards"
