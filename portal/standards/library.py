@@ -64,6 +64,10 @@ def _cached[T](key: str, fetch: Callable[[], T]) -> Fetched[T]:
     return Fetched(record, _moment(now))
 
 
+def is_fresh(refreshed: datetime) -> bool:
+    return time.time() - refreshed.timestamp() < settings.STANDARDS_FRESH_SECONDS
+
+
 def _moment(timestamp: float) -> datetime:
     return datetime.fromtimestamp(timestamp, UTC)
 

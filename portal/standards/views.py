@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
@@ -10,6 +12,7 @@ from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.views.decorators.vary import vary_on_headers
 
 from portal.accounts.session import user_credentials
@@ -19,6 +22,7 @@ from portal.standards import compare, exports, library
 from portal.standards.content import Filters, arrange
 from portal.standards.library import LIVE, PREVIEW
 from portal.standards.search import SectionHits, is_reference, matches
+from portal.standards.templatetags.standards import standards_url
 
 NO_SECTOR = "-"  # in addresses, for a section with no sector prefix
 _REFERENCE = re.compile(r"^([A-Za-z0-9]+)\.([A-Za-z]{2})(\.[0-9]+)+$")
@@ -98,28 +102,73 @@ def _filters(request: HttpRequest) -> Filters:
     )
 
 
-def _section_page(fetched: library.Fetched[records.SectionData], filters: Filters, context: dict):
-    """The section's points as HTML, with its filter choices: made once per version and filter
-    and kept in the cache, so a warm page renders only its frame."""
-    key = library.cache_key(
-        "page", context["stage"], context["scheme_guid"], context["sector_segment"],
-        fetched.record.section_prefix, fetched.version, filters,
-    )  # fmt: skip
-    page = cache.get(key)
-    if page is None:
-        points = arrange(fetched.record)
-        shown = filters.apply(points)
-        aims = {aim.guid: aim.name for p in points for aim in p.aims}
-        points_context = {**context, "points": shown, "filters": filters, "total": len(points)}
-        page = {
-            "points_html": render_to_string("standards/section.html#points", points_context),
-            "aims": sorted(aims.items(), key=lambda item: item[1] or ""),
-            "revisions": sorted({p.point.revision_status or "" for p in points} - {""}),
-            "total": len(points),
-            "shown": len(shown),
-        }
+@dataclass(frozen=True, slots=True)
+class SectionPage:
+    """A section page's content for one filter, made from one version of the section and kept
+    in the cache: a warm request reads only this, and renders only the page's frame."""
+
+    version: str
+    refreshed: datetime
+    scheme_name: str | None
+    section: records.SectionData  # the section's heading fields; its lists are left empty
+    points_html: bytes
+    aims: list[tuple[str, str]]
+    revisions: list[str]
+    total: int
+    shown: int
+
+
+POINTS_MARK = "<!-- the section's points -->"
+
+
+def _section_page(
+    request: HttpRequest, stage: str, scheme_guid: str, sector: str, prefix: str, filters: Filters
+) -> tuple[SectionPage, bool]:
+    """The page's content, and whether it comes from the last copy because the upstream is down.
+
+    Within STANDARDS_FRESH_SECONDS of its version the cached page is used as it is; after that
+    the section is asked of the library (which refreshes it), and the page is made again only
+    if the version changed.
+    """
+    key = library.cache_key("page", stage, scheme_guid, sector, prefix, filters)
+    page: SectionPage | None = cache.get(key)
+    if page is not None and library.is_fresh(page.refreshed):
+        return page, False
+    fetched = _section_or_404(request, stage, scheme_guid, _sector_of(sector), prefix)
+    if page is None or page.version != fetched.version:
+        page = _make_section_page(request, fetched, stage, scheme_guid, sector, filters)
         cache.set(key, page, settings.STANDARDS_KEEP_SECONDS)
-    return page
+    return page, fetched.from_cache_only
+
+
+def _make_section_page(request, fetched, stage, scheme_guid, sector, filters) -> SectionPage:
+    points = arrange(fetched.record)
+    shown = filters.apply(points)
+    aims = {aim.guid: aim.name or "" for p in points for aim in p.aims}
+    point_base = standards_url("point", stage, scheme_guid, "X").removesuffix("X/")
+    html = render_to_string("standards/section.html#points", {
+        "stage": stage, "scheme_guid": scheme_guid, "points": shown, "filters": filters,
+        "total": len(points), "point_base": point_base,
+    })  # fmt: skip
+    section = fetched.record
+    return SectionPage(
+        version=fetched.version,
+        refreshed=fetched.refreshed,
+        scheme_name=library.scheme_name(user_credentials(request), stage, scheme_guid),
+        section=records.SectionData(
+            scheme_guid=section.scheme_guid,
+            sector_prefix=section.sector_prefix,
+            section_guid=section.section_guid,
+            section_name=section.section_name,
+            section_prefix=section.section_prefix,
+            what_has_changed=section.what_has_changed,
+        ),
+        points_html=html.encode(),
+        aims=sorted(aims.items(), key=lambda item: item[1]),
+        revisions=sorted({p.point.revision_status or "" for p in points} - {""}),
+        total=len(points),
+        shown=len(shown),
+    )
 
 
 @login_required
@@ -127,20 +176,19 @@ def _section_page(fetched: library.Fetched[records.SectionData], filters: Filter
 def section(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
-    fetched = _section_or_404(request, stage, scheme_guid, _sector_of(sector), prefix)
     filters = _filters(request)
-    context = {
-        "stage": stage,
-        "scheme_guid": scheme_guid,
-        "scheme_name": library.scheme_name(user_credentials(request), stage, scheme_guid),
-        "sector_segment": sector,
-        "section": fetched.record,
-        "fetched": [fetched],
-    }
-    page = _section_page(fetched, filters, context)
+    page, from_cache_only = _section_page(request, stage, scheme_guid, sector, prefix, filters)
     if _wants_fragment(request):
-        return HttpResponse(page["points_html"])
-    return render(request, "standards/section.html", {**context, **page, "filters": filters})
+        return HttpResponse(page.points_html)
+    response = render(request, "standards/section.html", {
+        "stage": stage, "scheme_guid": scheme_guid, "sector_segment": sector, "page": page,
+        "scheme_name": page.scheme_name, "section": page.section, "filters": filters,
+        "fetched": [library.Fetched(None, page.refreshed, from_cache_only)],
+        "points_mark": mark_safe(POINTS_MARK),  # noqa: S308 (a constant)
+    })  # fmt: skip
+    before, _, after = response.content.partition(POINTS_MARK.encode())
+    response.content = before + page.points_html + after
+    return response
 
 
 @login_required
