@@ -13,7 +13,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache as cache_for_types
 
+import msgspec
 from django.conf import settings
 from django.core.cache import cache
 
@@ -39,8 +41,16 @@ class Fetched[T]:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    record: object
+    packed: bytes  # the record as MessagePack: far quicker to read and write than a pickle
     refreshed: float
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+@cache_for_types
+def _decoder(record_type: type) -> msgspec.msgpack.Decoder:
+    return msgspec.msgpack.Decoder(record_type)
 
 
 def cache_key(kind: str, *parts: object) -> str:
@@ -49,18 +59,19 @@ def cache_key(kind: str, *parts: object) -> str:
     return f"standards:{kind}:{digest}"
 
 
-def _cached[T](key: str, fetch: Callable[[], T]) -> Fetched[T]:
+def _cached[T](key: str, record_type: type[T], fetch: Callable[[], T]) -> Fetched[T]:
     entry: _Entry | None = cache.get(key)
     now = time.time()
     if entry is not None and now - entry.refreshed < settings.STANDARDS_FRESH_SECONDS:
-        return Fetched(entry.record, _moment(entry.refreshed))
+        return Fetched(_decoder(record_type).decode(entry.packed), _moment(entry.refreshed))
     try:
         record = fetch()
     except (Unavailable, UnexpectedResponse):
         if entry is None:
             raise
-        return Fetched(entry.record, _moment(entry.refreshed), from_cache_only=True)
-    cache.set(key, _Entry(record, now), settings.STANDARDS_KEEP_SECONDS)
+        last = _decoder(record_type).decode(entry.packed)
+        return Fetched(last, _moment(entry.refreshed), from_cache_only=True)
+    cache.set(key, _Entry(_ENCODER.encode(record), now), settings.STANDARDS_KEEP_SECONDS)
     return Fetched(record, _moment(now))
 
 
@@ -75,6 +86,7 @@ def _moment(timestamp: float) -> datetime:
 def schemes(credentials: Credentials, stage: str) -> Fetched[records.SchemeList]:
     return _cached(
         cache_key("schemes", stage),
+        records.SchemeList,
         lambda: client().schemes(credentials, preview=stage == PREVIEW),
     )
 
@@ -84,6 +96,7 @@ def sections(
 ) -> Fetched[records.SectionList]:
     return _cached(
         cache_key("sections", stage, scheme_guid, sector),
+        records.SectionList,
         lambda: client().sections(
             credentials, scheme_guid, preview=stage == PREVIEW, sector=sector or None
         ),
@@ -95,6 +108,7 @@ def section(
 ) -> Fetched[records.SectionData]:
     return _cached(
         cache_key("section", stage, scheme_guid, sector, prefix),
+        records.SectionData,
         lambda: client().section_data(
             credentials, scheme_guid, prefix, preview=stage == PREVIEW, sector=sector
         ),
