@@ -21,6 +21,7 @@ from portal.assurance.errors import NotFound
 from portal.standards import compare, exports, library
 from portal.standards.content import Filters, arrange
 from portal.standards.library import LIVE, PREVIEW
+from portal.standards.markup import point_markup, points_markup
 from portal.standards.search import SectionHits, is_reference, matches
 from portal.standards.templatetags.standards import standards_url
 
@@ -147,8 +148,8 @@ def _make_section_page(request, fetched, stage, scheme_guid, sector, filters) ->
     aims = {aim.guid: aim.name or "" for p in points for aim in p.aims}
     point_base = standards_url("point", stage, scheme_guid, "X").removesuffix("X/")
     html = render_to_string("standards/section.html#points", {
-        "stage": stage, "scheme_guid": scheme_guid, "points": shown, "filters": filters,
-        "total": len(points), "point_base": point_base,
+        "points": shown, "points_markup": points_markup(shown, point_base), "filters": filters,
+        "total": len(points),
     })  # fmt: skip
     section = fetched.record
     return SectionPage(
@@ -209,6 +210,7 @@ def point(
         "stage": stage, "scheme_guid": scheme_guid, "section": fetched.record,
         "scheme_name": library.scheme_name(user_credentials(request), stage, scheme_guid),
         "sector_segment": _sector_segment(fetched.record.sector_prefix), "p": the_point,
+        "point_markup": mark_safe(point_markup(the_point, request.path, open_=True)),  # noqa: S308
         "fetched": [fetched],
     })  # fmt: skip
 
