@@ -82,7 +82,8 @@ def main() -> int:
     redis, redis_choice = choose_redis()
     env = {**os.environ, "DATABASE_URL": database, "REDIS_URL": redis}
     env.setdefault("ASSURANCE_BASE_URL", f"http://127.0.0.1:{sandbox_port}")
-    (ROOT / "var" / "broker").mkdir(parents=True, exist_ok=True)
+    for folder in ("broker", "broker-processed", "broker-control"):
+        (ROOT / "var" / folder).mkdir(parents=True, exist_ok=True)
 
     print(f"Portal database: {database_choice}")
     print(f"Cache and job broker: {redis_choice}", flush=True)
