@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import dj_database_url
+
 
 def env_str(name: str, default: str = "") -> str:
     """The variable's value, or that of the file named by NAME_FILE (for secrets)."""
@@ -46,3 +48,17 @@ def env_float(name: str, default: float) -> float:
         return float(raw)
     except ValueError:
         raise ValueError(f"{name} must be a number, not {raw!r}") from None
+
+
+def env_database(name: str, default: str) -> dict:
+    """Django's settings for the database named by a URL; SQLite set up for several processes
+    (write-ahead log, waiting for locks, immediate transactions)."""
+    database = dj_database_url.parse(env_str(name, default), conn_max_age=60)
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database["CONN_MAX_AGE"] = 0
+        database["OPTIONS"] = {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    return database

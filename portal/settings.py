@@ -7,10 +7,9 @@ ALLOWED_HOSTS, PORTAL_HTTPS, DATABASE_URL, REDIS_URL and ASSURANCE_BASE_URL (doc
 
 from pathlib import Path
 
-import dj_database_url
 from django.utils.csp import CSP
 
-from portal.env import env_bool, env_float, env_int, env_list, env_str
+from portal.env import env_bool, env_database, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -98,18 +97,7 @@ TEMPLATES = [
 ]
 
 # --- data -----------------------------------------------------------------------------------------
-DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'portal.sqlite3'}"), conn_max_age=60
-    )
-}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"]["OPTIONS"] = {
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    }
+DATABASES = {"default": env_database("DATABASE_URL", f"sqlite:///{VAR_DIR / 'portal.sqlite3'}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "")

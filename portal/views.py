@@ -7,7 +7,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
+from portal.accounts.session import user_credentials
 from portal.assurance.errors import AssuranceError, Unavailable
+from portal.upstream import client
 
 
 def health(request: HttpRequest) -> HttpResponse:
@@ -24,9 +26,6 @@ def home(request: HttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def memberships(request: HttpRequest) -> HttpResponse:
     """The user's memberships and the state of their assurance claims."""
-    from portal.accounts.session import user_credentials
-    from portal.upstream import client
-
     authorisation = client().authorisation(user_credentials(request))
     context = {"memberships": authorisation.memberships}
     template = "home.html#memberships" if request.htmx else "memberships.html"

@@ -6,9 +6,7 @@ suit a laptop. The sandbox is for development, demonstrations, tests and benchma
 
 from pathlib import Path
 
-import dj_database_url
-
-from portal.env import env_bool, env_int, env_list, env_str
+from portal.env import env_bool, env_database, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -66,18 +64,7 @@ TEMPLATES = [
 ]
 
 _default_database = f"sqlite:///{BASE_DIR / 'var' / 'sandbox.sqlite3'}"
-DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("SANDBOX_DATABASE_URL", _default_database), conn_max_age=60
-    )
-}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"]["OPTIONS"] = {
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    }
+DATABASES = {"default": env_database("SANDBOX_DATABASE_URL", _default_database)}
 
 # Per process: encoded section data (sandbox/views.py), about 1 MB for the longest sections.
 CACHES = {

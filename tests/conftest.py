@@ -106,6 +106,17 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     stop_sandbox(server)
 
 
+@pytest.fixture
+def clock(sandbox) -> Iterator[Sandbox]:
+    """The shared sandbox's clock, at zero offset for the test and put back afterwards; move it
+    with `clock.advance_clock(seconds)`."""
+    sandbox.reset_clock()
+    try:
+        yield sandbox
+    finally:
+        sandbox.reset_clock()
+
+
 _address_counter = iter(range(1, 1_000_000))
 
 

@@ -92,14 +92,13 @@ def schemes(credentials: Credentials, stage: str) -> Fetched[records.SchemeList]
 
 
 def sections(
-    credentials: Credentials, stage: str, scheme_guid: str, sector: str = ""
+    credentials: Credentials, stage: str, scheme_guid: str
 ) -> Fetched[records.SectionList]:
+    """Every section of the scheme (pages filter by sector themselves: one upstream answer)."""
     return _cached(
-        cache_key("sections", stage, scheme_guid, sector),
+        cache_key("sections", stage, scheme_guid),
         records.SectionList,
-        lambda: client().sections(
-            credentials, scheme_guid, preview=stage == PREVIEW, sector=sector or None
-        ),
+        lambda: client().sections(credentials, scheme_guid, preview=stage == PREVIEW),
     )
 
 

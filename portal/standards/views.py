@@ -44,9 +44,9 @@ def _section_or_404(request: HttpRequest, stage: str, scheme_guid: str, sector: 
         raise Http404("No such section.") from None
 
 
-def _sections_or_404(request: HttpRequest, stage: str, scheme_guid: str, sector: str = ""):
+def _sections_or_404(request: HttpRequest, stage: str, scheme_guid: str):
     try:
-        return library.sections(user_credentials(request), stage, scheme_guid, sector)
+        return library.sections(user_credentials(request), stage, scheme_guid)
     except NotFound:
         raise Http404("No such scheme.") from None
 
@@ -67,25 +67,30 @@ def schemes(request: HttpRequest) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 def scheme(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpResponse:
-    everything = _sections_or_404(request, stage, scheme_guid)
-    sectors = sorted({s.sector_prefix for s in everything.record.sections if s.sector_prefix})
+    listing = _sections_or_404(request, stage, scheme_guid)
+    sections = _in_order(listing.record.sections)
+    sectors = sorted({s.sector_prefix for s in sections if s.sector_prefix})
     sector = request.GET.get("sector", "")
-    shown = _sections_or_404(request, stage, scheme_guid, sector) if sector in sectors else None
-    listed = (shown or everything).record.sections
+    if sector not in sectors:
+        sector = ""
     other_stage = PREVIEW if stage == LIVE else LIVE
     has_other = library.scheme_name(user_credentials(request), other_stage, scheme_guid)
     context = {
         "stage": stage,
-        "scheme": everything.record,
-        "sections": sorted(listed, key=lambda s: (s.index is None, s.index or 0)),
+        "scheme": listing.record,
+        "sections": [s for s in sections if s.sector_prefix == sector] if sector else sections,
         "sectors": sectors,
-        "sector": sector if shown else "",
+        "sector": sector,
         "has_other_stage": bool(has_other),
-        "fetched": [everything],
+        "fetched": [listing],
         "no_sector": NO_SECTOR,
     }
     template = "standards/scheme.html"
     return render(request, template + ("#sections" if _wants_fragment(request) else ""), context)
+
+
+def _in_order(sections: list[records.SectionEntry]) -> list[records.SectionEntry]:
+    return sorted(sections, key=lambda s: (s.index is None, s.index or 0))
 
 
 def _wants_fragment(request: HttpRequest) -> bool:
@@ -218,12 +223,10 @@ def point(
 # --- search and what has changed ------------------------------------------------------------------
 
 
-def _all_sections(request: HttpRequest, stage: str, scheme_guid: str):
-    """Every section of the scheme, fetched (or from the cache), in order."""
-    listing = _sections_or_404(request, stage, scheme_guid)
-    ordered = sorted(listing.record.sections, key=lambda s: (s.index is None, s.index or 0))
+def _all_sections(request: HttpRequest, stage: str, scheme_guid: str, listing):
+    """Every section of the scheme in `listing`, fetched (or from the cache), in order."""
     credentials = user_credentials(request)
-    for entry in ordered:
+    for entry in _in_order(listing.record.sections):
         try:
             fetched = library.section(credentials, stage, scheme_guid, entry.prefix or "",
                                       entry.sector_prefix or "")  # fmt: skip
@@ -238,7 +241,7 @@ def search(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpRes
     listing = _sections_or_404(request, stage, scheme_guid)
     groups: list[SectionHits] = []
     if query:
-        for entry, fetched in _all_sections(request, stage, scheme_guid):
+        for entry, fetched in _all_sections(request, stage, scheme_guid, listing):
             group = SectionHits(entry.name or "", _sector_segment(entry.sector_prefix),
                                 entry.prefix or "")  # fmt: skip
             group.hits = [hit for p in arrange(fetched.record) if (hit := matches(p, query))]
@@ -254,26 +257,25 @@ def search(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpRes
 @login_required
 def changes(request: HttpRequest, scheme_guid: str) -> HttpResponse:
     """The preview against the live standards, section by section and point by point."""
-    live = dict(_by_key(request, LIVE, scheme_guid))
-    preview = dict(_by_key(request, PREVIEW, scheme_guid))
-    if not preview:
-        raise Http404("This scheme has no preview.")
+    preview_listing = _sections_or_404(request, PREVIEW, scheme_guid)
+    preview = dict(_by_key(request, PREVIEW, scheme_guid, preview_listing))
+    try:
+        live_listing = _sections_or_404(request, LIVE, scheme_guid)
+    except Http404:  # a scheme in preview only: every section is new
+        live_listing = None
+    live = dict(_by_key(request, LIVE, scheme_guid, live_listing)) if live_listing else {}
     keys = list(preview) + [k for k in live if k not in preview]
     sections = [compare.compare_section(k, live.get(k), preview.get(k)) for k in keys]
-    listing = _sections_or_404(request, PREVIEW, scheme_guid)
     return render(request, "standards/changes.html", {
-        "scheme": listing.record, "scheme_guid": scheme_guid, "sections": sections,
+        "scheme": preview_listing.record, "scheme_guid": scheme_guid, "sections": sections,
         "changed": [s for s in sections if s.kind != "unchanged"],
-        "unchanged": [s for s in sections if s.kind == "unchanged"], "fetched": [listing],
+        "unchanged": [s for s in sections if s.kind == "unchanged"], "fetched": [preview_listing],
     })  # fmt: skip
 
 
-def _by_key(request: HttpRequest, stage: str, scheme_guid: str):
-    try:
-        for entry, fetched in _all_sections(request, stage, scheme_guid):
-            yield f"{entry.sector_prefix}.{entry.prefix}", fetched.record
-    except Http404:
-        return
+def _by_key(request: HttpRequest, stage: str, scheme_guid: str, listing):
+    for entry, fetched in _all_sections(request, stage, scheme_guid, listing):
+        yield f"{entry.sector_prefix}.{entry.prefix}", fetched.record
 
 
 # --- exports --------------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -101,16 +100,6 @@ def test_an_empty_form_says_which_fields_are_missing_without_asking_upstream(
     expect(page.get_by_label("Password")).to_have_accessible_description("Enter your password.")
     assert calls == []
     assert_accessible(page)
-
-
-@pytest.fixture
-def clock(sandbox) -> Iterator[None]:
-    """The sandbox's shared clock, at zero for the test and put back afterwards."""
-    sandbox.reset_clock()
-    try:
-        yield
-    finally:
-        sandbox.reset_clock()
 
 
 def test_an_expired_session_in_an_htmx_request_sends_the_whole_page_to_sign_in(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from portal.assurance.codec import Format
@@ -13,13 +11,3 @@ from portal.assurance.codec import Format
 def fmt(request: pytest.FixtureRequest) -> Format:
     """Each format of the interface in turn."""
     return request.param
-
-
-@pytest.fixture
-def clock(sandbox) -> Iterator[None]:
-    """The sandbox's shared clock, at zero offset for the test and put back afterwards."""
-    sandbox.reset_clock()
-    try:
-        yield
-    finally:
-        sandbox.reset_clock()

@@ -455,25 +455,17 @@ def test_a_lapsed_membership_cannot_create_a_passport(
 # --- the claim lapses after creation -------------------------------------------------------------
 
 
-@pytest.fixture
-def moved_clock(sandbox):
-    """Moves the sandbox's clock for one test, and puts it back whatever happens."""
-    sandbox.reset_clock()
-    yield sandbox.advance_clock
-    sandbox.reset_clock()
-
-
 def seconds_until(moment: datetime) -> float:
     return (moment - datetime.now(UTC)).total_seconds()
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_passport_whose_membership_has_expired_since_answers_400_status_not_valid(
-    sandbox, grower, grower_memberships, moved_clock, fmt
+    sandbox, grower, grower_memberships, clock, fmt
 ):
     passport = create(sandbox, grower, request_for())
     expiry = grower_memberships[HOLLOWFIELD].expiry_date
-    moved_clock(seconds_until(expiry + GRACE + timedelta(days=2)))
+    clock.advance_clock(seconds_until(expiry + GRACE + timedelta(days=2)))
 
     response = download(sandbox, grower, passport.short_code, fmt.media_type)
     assert response.status_code == 400
@@ -487,11 +479,11 @@ def test_a_passport_whose_membership_has_expired_since_answers_400_status_not_va
 
 
 def test_a_passport_still_downloads_in_the_grace_period_and_keeps_its_checked_status(
-    sandbox, grower, grower_memberships, moved_clock
+    sandbox, grower, grower_memberships, clock
 ):
     passport = create(sandbox, grower, request_for())
     expiry = grower_memberships[HOLLOWFIELD].expiry_date
-    moved_clock(seconds_until(expiry + timedelta(days=1)))
+    clock.advance_clock(seconds_until(expiry + timedelta(days=1)))
 
     assert downloaded(sandbox, grower, passport.short_code) == passport
     assert passport.status == "Valid"

@@ -122,16 +122,6 @@ def locking(lockout_sandbox: Sandbox) -> Iterator[Sandbox]:
     lockout_sandbox.reset_lockouts()
 
 
-@pytest.fixture
-def shifted_clock(sandbox: Sandbox) -> Iterator[Sandbox]:
-    """The shared sandbox's clock, put back however the test ends."""
-    sandbox.reset_clock()
-    try:
-        yield sandbox
-    finally:
-        sandbox.reset_clock()
-
-
 # --- helpers --------------------------------------------------------------------------------------
 
 
@@ -575,10 +565,10 @@ def test_an_unknown_token_is_authentication_required_with_status_401(clients, fm
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_an_expired_token_is_authentication_required(clients, shifted_clock, fmt):
+def test_an_expired_token_is_authentication_required(clients, clock, fmt):
     token = BearerToken(clients[fmt].login(GROWER, GROWER_PASSWORD).token)
     assert clients[fmt].authorisation(token).username == GROWER
-    shifted_clock.advance_clock(MONTH_AND_A_DAY)
+    clock.advance_clock(MONTH_AND_A_DAY)
     with pytest.raises(AuthenticationRequired) as caught:
         clients[fmt].authorisation(token)
     assert_error(caught.value, AuthenticationRequired, 401, "OperationError:AuthenticationRequired")
