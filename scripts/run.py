@@ -98,8 +98,8 @@ def main() -> int:
         "portal": start(["-m", "gunicorn", "portal.wsgi:application",
                          "--bind", f"127.0.0.1:{portal_port}", "--workers", "2",
                          "--threads", "4", "--log-level", "warning"], env),
-        "worker": start(["-m", "celery", "-A", "portal.celery", "worker",
-                         "--loglevel", "warning", "--concurrency", "2", "--quiet"], env),
+        "worker": start(["-m", "celery", "-A", "portal.celery", "--quiet", "worker",
+                         "--loglevel", "warning", "--concurrency", "2"], env),
     }  # fmt: skip
     try:
         urls = {
