@@ -53,8 +53,12 @@ def env_float(name: str, default: float) -> float:
 def env_database(name: str, default: str) -> dict:
     """Django's settings for the database named by a URL; SQLite set up for several processes
     (write-ahead log, waiting for locks, immediate transactions)."""
-    database = dj_database_url.parse(env_str(name, default), conn_max_age=60)
-    if database["ENGINE"] == "django.db.backends.sqlite3":
+    database = dj_database_url.parse(env_str(name, default))
+    if database["ENGINE"] == "django.db.backends.postgresql":
+        # A pool for each process, shared by its threads: a request that needs the database
+        # (few do: sessions and users are read from the cache) finds a connection open.
+        database["OPTIONS"] = {"pool": {"min_size": 1, "max_size": 8, "timeout": 10}}
+    elif database["ENGINE"] == "django.db.backends.sqlite3":
         database["CONN_MAX_AGE"] = 0
         database["OPTIONS"] = {
             "transaction_mode": "IMMEDIATE",

@@ -91,6 +91,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "portal.navigation.links",
             ],
         },
     },
@@ -102,7 +103,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+    CACHES = {"default": {"BACKEND": "portal.cache.RedisCache",
                           "LOCATION": REDIS_URL}}  # fmt: skip
 else:  # shared by the portal's processes and its worker on one machine
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
@@ -127,7 +128,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 
 # --- sessions, security ---------------------------------------------------------------------------
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+# Sessions and users are read on every signed-in request: from the cache, the database behind it.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+AUTHENTICATION_BACKENDS = ["portal.accounts.backends.CachedUserBackend"]
 SESSION_COOKIE_AGE = PORTAL_SESSION_IDLE_SECONDS
 # The age counts from the last request: the session is saved at most once a minute to move it
 # on (portal/accounts/middleware.py), not on every request.

@@ -5,3 +5,6 @@ class AccountsConfig(AppConfig):
     name = "portal.accounts"
     label = "accounts"
     verbose_name = "Sign-in"
+
+    def ready(self) -> None:
+        from portal.accounts import backends  # noqa: F401 (connects its signal receivers)

@@ -18,6 +18,8 @@ from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired, UnexpectedResponse
 from portal.upstream import client
 
+BACKEND = "portal.accounts.backends.CachedUserBackend"
+
 
 def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseUser:
     """Signs in upstream for a token, mirrors the account locally, starts the session.
@@ -27,7 +29,7 @@ def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseU
     authorization = client().login(username, password)
     token = BearerToken(authorization.token)
     user = _mirror(username, _account_name(token, username))
-    login(request, user, backend="django.contrib.auth.backends.ModelBackend")  # a new session key
+    login(request, user, backend=BACKEND)  # a new session key
     credentials.keep(request.session, authorization.token, authorization.expires)
     return user
 

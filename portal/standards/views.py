@@ -3,38 +3,24 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import datetime
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.views.decorators.vary import vary_on_headers
 
 from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import NotFound
-from portal.standards import compare, exports, library
+from portal.standards import compare, exports, library, pages
 from portal.standards.content import Filters, arrange
 from portal.standards.library import LIVE, PREVIEW
-from portal.standards.markup import point_markup, points_markup
+from portal.standards.markup import point_markup
+from portal.standards.pages import NO_SECTOR, sector_of, sector_segment
 from portal.standards.search import SectionHits, is_reference, matches
-from portal.standards.templatetags.standards import standards_url
 
-NO_SECTOR = "-"  # in addresses, for a section with no sector prefix
 _REFERENCE = re.compile(r"^([A-Za-z0-9]+)\.([A-Za-z]{2})(\.[0-9]+)+$")
-
-
-def _sector_segment(sector: str | None) -> str:
-    return sector or NO_SECTOR
-
-
-def _sector_of(segment: str) -> str:
-    return "" if segment == NO_SECTOR else segment
 
 
 def _section_or_404(request: HttpRequest, stage: str, scheme_guid: str, sector: str, prefix: str):
@@ -108,73 +94,7 @@ def _filters(request: HttpRequest) -> Filters:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class SectionPage:
-    """A section page's content for one filter, made from one version of the section and kept
-    in the cache: a warm request reads only this, and renders only the page's frame."""
-
-    version: str
-    refreshed: datetime
-    scheme_name: str | None
-    section: records.SectionData  # the section's heading fields; its lists are left empty
-    points_html: bytes
-    aims: list[tuple[str, str]]
-    revisions: list[str]
-    total: int
-    shown: int
-
-
-POINTS_MARK = "<!-- the section's points -->"
-
-
-def _section_page(
-    request: HttpRequest, stage: str, scheme_guid: str, sector: str, prefix: str, filters: Filters
-) -> tuple[SectionPage, bool]:
-    """The page's content, and whether it comes from the last copy because the upstream is down.
-
-    Within STANDARDS_FRESH_SECONDS of its version the cached page is used as it is; after that
-    the section is asked of the library (which refreshes it), and the page is made again only
-    if the version changed.
-    """
-    key = library.cache_key("page", stage, scheme_guid, sector, prefix, filters)
-    page: SectionPage | None = cache.get(key)
-    if page is not None and library.is_fresh(page.refreshed):
-        return page, False
-    fetched = _section_or_404(request, stage, scheme_guid, _sector_of(sector), prefix)
-    if page is None or page.version != fetched.version:
-        page = _make_section_page(request, fetched, stage, scheme_guid, sector, filters)
-        cache.set(key, page, settings.STANDARDS_KEEP_SECONDS)
-    return page, fetched.from_cache_only
-
-
-def _make_section_page(request, fetched, stage, scheme_guid, sector, filters) -> SectionPage:
-    points = arrange(fetched.record)
-    shown = filters.apply(points)
-    aims = {aim.guid: aim.name or "" for p in points for aim in p.aims}
-    point_base = standards_url("point", stage, scheme_guid, "X").removesuffix("X/")
-    html = render_to_string("standards/section.html#points", {
-        "points": shown, "points_markup": points_markup(shown, point_base), "filters": filters,
-        "total": len(points),
-    })  # fmt: skip
-    section = fetched.record
-    return SectionPage(
-        version=fetched.version,
-        refreshed=fetched.refreshed,
-        scheme_name=library.scheme_name(user_credentials(request), stage, scheme_guid),
-        section=records.SectionData(
-            scheme_guid=section.scheme_guid,
-            sector_prefix=section.sector_prefix,
-            section_guid=section.section_guid,
-            section_name=section.section_name,
-            section_prefix=section.section_prefix,
-            what_has_changed=section.what_has_changed,
-        ),
-        points_html=html.encode(),
-        aims=sorted(aims.items(), key=lambda item: item[1]),
-        revisions=sorted({p.point.revision_status or "" for p in points} - {""}),
-        total=len(points),
-        shown=len(shown),
-    )
+CONTENT_MARK = "<!-- the section's heading and points -->"
 
 
 @login_required
@@ -182,18 +102,22 @@ def _make_section_page(request, fetched, stage, scheme_guid, sector, filters) ->
 def section(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
-    filters = _filters(request)
-    page, from_cache_only = _section_page(request, stage, scheme_guid, sector, prefix, filters)
+    try:
+        served = pages.section_page(
+            user_credentials(request), stage, scheme_guid, sector, prefix, _filters(request)
+        )
+    except NotFound:
+        raise Http404("No such section.") from None
     if _wants_fragment(request):
-        return HttpResponse(page.points_html)
+        return HttpResponse(served.points_html)
     response = render(request, "standards/section.html", {
-        "stage": stage, "scheme_guid": scheme_guid, "sector_segment": sector, "page": page,
-        "scheme_name": page.scheme_name, "section": page.section, "filters": filters,
-        "fetched": [library.Fetched(None, page.refreshed, from_cache_only)],
-        "points_mark": mark_safe(POINTS_MARK),  # noqa: S308 (a constant)
+        "page": served.page,
+        "fetched": [library.Fetched(None, served.page.refreshed, served.from_cache_only)],
+        "content_mark": mark_safe(CONTENT_MARK),  # noqa: S308 (a constant)
     })  # fmt: skip
-    before, _, after = response.content.partition(POINTS_MARK.encode())
-    response.content = before + page.points_html + after
+    # Only the frame is made per request; the kept heading and points take the mark's place.
+    before, _, after = response.content.partition(CONTENT_MARK.encode())
+    response.content = b"".join((before, served.page.header_html, served.points_html, after))
     return response
 
 
@@ -214,7 +138,7 @@ def point(
     return render(request, "standards/point.html", {
         "stage": stage, "scheme_guid": scheme_guid, "section": fetched.record,
         "scheme_name": library.scheme_name(user_credentials(request), stage, scheme_guid),
-        "sector_segment": _sector_segment(fetched.record.sector_prefix), "p": the_point,
+        "sector_segment": sector_segment(fetched.record.sector_prefix), "p": the_point,
         "point_markup": mark_safe(point_markup(the_point, request.path, open_=True)),  # noqa: S308
         "fetched": [fetched],
     })  # fmt: skip
@@ -242,7 +166,7 @@ def search(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpRes
     groups: list[SectionHits] = []
     if query:
         for entry, fetched in _all_sections(request, stage, scheme_guid, listing):
-            group = SectionHits(entry.name or "", _sector_segment(entry.sector_prefix),
+            group = SectionHits(entry.name or "", sector_segment(entry.sector_prefix),
                                 entry.prefix or "")  # fmt: skip
             group.hits = [hit for p in arrange(fetched.record) if (hit := matches(p, query))]
             if group.hits:
@@ -285,7 +209,7 @@ def _by_key(request: HttpRequest, stage: str, scheme_guid: str, listing):
 def section_csv(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
-    fetched = _section_or_404(request, stage, scheme_guid, _sector_of(sector), prefix)
+    fetched = _section_or_404(request, stage, scheme_guid, sector_of(sector), prefix)
     return _download(exports.section_csv(fetched.record), "text/csv; charset=utf-8",
                      exports.file_name(fetched.record, "csv"))  # fmt: skip
 
@@ -294,7 +218,7 @@ def section_csv(
 def section_pdf(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
-    fetched = _section_or_404(request, stage, scheme_guid, _sector_of(sector), prefix)
+    fetched = _section_or_404(request, stage, scheme_guid, sector_of(sector), prefix)
     scheme_name = library.scheme_name(user_credentials(request), stage, scheme_guid) or ""
     content = exports.section_pdf(fetched.record, scheme_name, stage, fetched.refreshed)
     return _download(content, "application/pdf", exports.file_name(fetched.record, "pdf"))

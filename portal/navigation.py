@@ -1,0 +1,42 @@
+"""The addresses the page frame links to, worked out once for each process.
+
+Every page's header and navigation link to the same few pages; reversing their names on every
+request (and trying names whose pages may not be installed) would cost more than the rest of a
+cached page's frame.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from django.http import HttpRequest
+from django.urls import NoReverseMatch, get_script_prefix, reverse
+
+# What the frame links to: the pages of later parts appear in the navigation once they exist.
+LINKED = {
+    "home": "home",
+    "sign_in": "accounts:sign-in",
+    "sign_out": "accounts:sign-out",
+    "standards": "standards:schemes",
+    "passports": "passports:list",
+    "lookup": "passports:lookup",
+    "dashboard": "dashboard:index",
+    "admin": "admin:index",
+}
+
+
+def links(request: HttpRequest) -> dict[str, dict[str, str]]:
+    """The context processor: `links.home`, `links.standards`, ... (absent if not installed)."""
+    return {"links": _links(get_script_prefix())}
+
+
+@cache
+def _links(script_prefix: str) -> dict[str, str]:
+    """The addresses under `script_prefix`, which reverse() puts before every address."""
+    found = {}
+    for key, name in LINKED.items():
+        try:
+            found[key] = reverse(name)
+        except NoReverseMatch:
+            continue
+    return found
