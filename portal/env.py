@@ -57,12 +57,15 @@ def env_database(name: str, default: str) -> dict:
     if database["ENGINE"] == "django.db.backends.postgresql":
         # A pool for each process, shared by its threads: a request that needs the database
         # (few do: sessions and users are read from the cache) finds a connection open.
-        database["OPTIONS"] = {"pool": {"min_size": 1, "max_size": 8, "timeout": 10}}
+        options = {"pool": {"min_size": 1, "max_size": 8, "timeout": 10}}
     elif database["ENGINE"] == "django.db.backends.sqlite3":
         database["CONN_MAX_AGE"] = 0
-        database["OPTIONS"] = {
+        options = {
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
+    else:
+        options = {}
+    database["OPTIONS"] = {**options, **database.get("OPTIONS", {})}  # the URL's own win
     return database

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from functools import cache
 
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import HttpRequest
-from django.urls import NoReverseMatch, get_script_prefix, reverse
+from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 
 # What the frame links to: the pages of later parts appear in the navigation once they exist.
 LINKED = {
@@ -27,12 +29,13 @@ LINKED = {
 
 def links(request: HttpRequest) -> dict[str, dict[str, str]]:
     """The context processor: `links.home`, `links.standards`, ... (absent if not installed)."""
-    return {"links": _links(get_script_prefix())}
+    return {"links": _links(get_script_prefix(), get_urlconf())}
 
 
 @cache
-def _links(script_prefix: str) -> dict[str, str]:
-    """The addresses under `script_prefix`, which reverse() puts before every address."""
+def _links(script_prefix: str, urlconf: str | None) -> dict[str, str]:
+    """The addresses in `urlconf` (a request's own, or None for ROOT_URLCONF), under
+    `script_prefix`, which reverse() puts before every address."""
     found = {}
     for key, name in LINKED.items():
         try:
@@ -40,3 +43,9 @@ def _links(script_prefix: str) -> dict[str, str]:
         except NoReverseMatch:
             continue
     return found
+
+
+@receiver(setting_changed, dispatch_uid="navigation.forget_links")
+def forget_links(setting: str, **kwargs: object) -> None:
+    if setting == "ROOT_URLCONF":
+        _links.cache_clear()

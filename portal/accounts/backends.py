@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
@@ -34,4 +35,8 @@ class CachedUserBackend(ModelBackend):
 @receiver(post_save, sender=get_user_model(), dispatch_uid="accounts.forget_cached_user_saved")
 @receiver(post_delete, sender=get_user_model(), dispatch_uid="accounts.forget_cached_user_gone")
 def forget_cached_user(sender: type, instance: AbstractBaseUser, **kwargs: object) -> None:
-    cache.delete(_key(instance.pk))
+    key = _key(instance.pk)
+    cache.delete(key)
+    # Again once the change is committed: a request between the two may have cached the row
+    # as it was before (the admin saves inside a transaction).
+    transaction.on_commit(lambda: cache.delete(key))

@@ -32,17 +32,14 @@ class Fetched[T]:
     record: T
     refreshed: datetime  # when the portal last had it from the upstream
     from_cache_only: bool = False  # the upstream could not be reached; this is the last copy
-
-    @property
-    def version(self) -> str:
-        """Changes whenever the content may have: for keys of what is made from it."""
-        return str(self.refreshed.timestamp())
+    version: str = ""  # the digest of the content: what is made from it is made again on a change
 
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
     packed: bytes  # the record as MessagePack: far quicker to read and write than a pickle
     refreshed: float
+    version: str
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -53,26 +50,35 @@ def _decoder(record_type: type) -> msgspec.msgpack.Decoder:
     return msgspec.msgpack.Decoder(record_type)
 
 
+KEPT_FORMAT = 2  # of what the cache holds: entries of an earlier form are never read
+
+
 def cache_key(kind: str, *parts: object) -> str:
     """A cache key for `parts` (which may hold anything a URL can): hashed, so always valid."""
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
-    return f"standards:{kind}:{digest}"
+    return f"standards:{KEPT_FORMAT}:{kind}:{digest}"
 
 
 def _cached[T](key: str, record_type: type[T], fetch: Callable[[], T]) -> Fetched[T]:
     entry: _Entry | None = cache.get(key)
     now = time.time()
     if entry is not None and now - entry.refreshed < settings.STANDARDS_FRESH_SECONDS:
-        return Fetched(_decoder(record_type).decode(entry.packed), _moment(entry.refreshed))
+        return _unpacked(entry, record_type)
     try:
         record = fetch()
     except (Unavailable, UnexpectedResponse):
         if entry is None:
             raise
-        last = _decoder(record_type).decode(entry.packed)
-        return Fetched(last, _moment(entry.refreshed), from_cache_only=True)
-    cache.set(key, _Entry(_ENCODER.encode(record), now), settings.STANDARDS_KEEP_SECONDS)
-    return Fetched(record, _moment(now))
+        return _unpacked(entry, record_type, from_cache_only=True)
+    packed = _ENCODER.encode(record)
+    version = hashlib.blake2b(packed, digest_size=16).hexdigest()
+    cache.set(key, _Entry(packed, now, version), settings.STANDARDS_KEEP_SECONDS)
+    return Fetched(record, _moment(now), version=version)
+
+
+def _unpacked[T](entry: _Entry, record_type: type[T], *, from_cache_only: bool = False):
+    record = _decoder(record_type).decode(entry.packed)
+    return Fetched(record, _moment(entry.refreshed), from_cache_only, entry.version)
 
 
 def is_fresh(refreshed: datetime) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from cachetools import LRUCache
@@ -59,7 +59,6 @@ class Served:
     from_cache_only: bool = False  # the upstream could not be reached; this is the last copy
 
 
-# Looks the scheme's name up for the breadcrumbs while the section is fetched.
 _ALONGSIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="standards")
 
 _points_in_memory: LRUCache[str, bytes] = LRUCache(POINTS_IN_MEMORY_BYTES, getsizeof=len)
@@ -76,21 +75,31 @@ def section_page(
 ) -> Served:
     """The page for a section (`segment` is its sector as in addresses) and filter.
 
-    Within STANDARDS_FRESH_SECONDS of its version the kept page is used as it is; after that the
+    Within STANDARDS_FRESH_SECONDS of its refresh the kept page is used as it is; after that the
     section is asked of the library (which refreshes it), and the page is made again only if
-    the version changed. Raises the library's errors (NotFound, Unavailable) unchanged.
+    the section's content changed. Raises the library's errors (NotFound, Unavailable).
     """
     key = library.cache_key("page", stage, scheme_guid, segment, prefix, filters)
     page: SectionPage | None = cache.get(key)
     points = _points(page.points_digest) if page is not None else None
     if points is not None and library.is_fresh(page.refreshed):
         return Served(page, points)
-    name = _ALONGSIDE.submit(library.scheme_name, credentials, stage, scheme_guid)
+    name = _name_alongside(credentials, stage, scheme_guid) if points is None else None
     fetched = library.section(credentials, stage, scheme_guid, prefix, sector_of(segment))
-    if points is None or page.version != fetched.version:
-        page, points = _make(fetched, stage, scheme_guid, segment, filters, name)
-        _keep(key, page, points)
+    if points is not None and page.version == fetched.version:
+        if page.refreshed != fetched.refreshed:  # the same content, checked again just now
+            page = replace(page, refreshed=fetched.refreshed)
+            cache.set(key, page, settings.STANDARDS_KEEP_SECONDS)
+        return Served(page, points, fetched.from_cache_only)
+    name = name or _name_alongside(credentials, stage, scheme_guid)
+    page, points = _make(fetched, stage, scheme_guid, segment, filters, name)
+    _keep(key, page, points)
     return Served(page, points, fetched.from_cache_only)
+
+
+def _name_alongside(credentials: Credentials, stage: str, scheme_guid: str) -> Future[str | None]:
+    """The scheme's name, for the breadcrumbs, looked up while the section is fetched."""
+    return _ALONGSIDE.submit(library.scheme_name, credentials, stage, scheme_guid)
 
 
 def _points(digest: str) -> bytes | None:

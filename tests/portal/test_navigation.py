@@ -1,0 +1,91 @@
+"""The addresses the page frame links to (portal/navigation.py): the installed pages' own,
+worked out once for each script prefix, and none for a page that is not installed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from django.test import Client, RequestFactory
+from django.urls import NoReverseMatch, get_script_prefix, reverse, set_script_prefix
+
+from portal.navigation import links
+from tests.portal.accounts.helpers import sign_in
+
+FRAME = {
+    "home": "/",
+    "standards": "/standards/",
+    "sign_in": "/accounts/sign-in/",
+    "sign_out": "/accounts/sign-out/",
+    "admin": "/admin/",
+}
+_NAVIGATION = re.compile(r'<nav class="site-nav" aria-label="Main">.*?</nav>', re.DOTALL)
+
+
+def frame_links() -> dict[str, str]:
+    return links(RequestFactory().get("/"))["links"]
+
+
+def navigation(page: str) -> str:
+    [nav] = _NAVIGATION.findall(page)
+    return nav
+
+
+@pytest.fixture
+def under_portal() -> Iterator[None]:
+    """The portal served under /portal/, as behind a proxy that mounts it there."""
+    previous = get_script_prefix()
+    set_script_prefix("/portal/")
+    try:
+        yield
+    finally:
+        set_script_prefix(previous)
+
+
+def test_the_links_are_the_frames_pages():
+    found = frame_links()
+    assert {key: found.get(key) for key in FRAME} == FRAME
+
+
+def test_a_page_not_installed_is_left_out():
+    with pytest.raises(NoReverseMatch):
+        reverse("passports:list")  # not installed today; this test needs another name once it is
+    found = frame_links()
+    assert "passports" not in found
+    assert "lookup" not in found
+    assert "dashboard" not in found
+
+
+@pytest.mark.django_db
+def test_the_navigation_does_not_link_to_a_page_not_installed(client: Client, upstream_sandbox):
+    assert "Look up a passport" not in navigation(client.get("/accounts/sign-in/").content.decode())
+    assert sign_in(client, "grower").status_code == 302
+    nav = navigation(client.get("/").content.decode())
+    assert '<a href="/standards/"' in nav  # an installed page is linked
+    assert "passport" not in nav.lower()
+    assert 'href=""' not in nav
+
+
+def test_under_another_script_prefix_the_links_start_with_it(under_portal):
+    found = frame_links()
+    assert found["home"] == "/portal/"
+    assert {key: found[key] for key in FRAME} == {
+        key: f"/portal{address}" for key, address in FRAME.items()
+    }
+    assert all(address.startswith("/portal/") for address in found.values())
+
+
+def test_the_links_of_one_prefix_are_not_given_under_another(under_portal):
+    assert frame_links()["standards"] == "/portal/standards/"
+    set_script_prefix("/")
+    assert frame_links()["standards"] == "/standards/"
+    set_script_prefix("/portal/")
+    assert frame_links()["standards"] == "/portal/standards/"
+
+
+@pytest.mark.django_db
+def test_a_page_under_another_script_prefix_links_under_it(client: Client, under_portal):
+    nav = navigation(client.get("/accounts/sign-in/").content.decode())
+    assert '<a href="/portal/accounts/sign-in/"' in nav
+    assert 'href="/accounts/' not in nav
