@@ -10,6 +10,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.views.decorators.vary import vary_on_headers
 
+from portal import frames
 from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import NotFound
@@ -110,14 +111,15 @@ def section(
         raise Http404("No such section.") from None
     if _wants_fragment(request):
         return HttpResponse(served.points_html)
-    response = render(request, "standards/section.html", {
-        "page": served.page,
-        "fetched": [library.Fetched(None, served.page.refreshed, served.from_cache_only)],
+    page = served.page
+    response = frames.render_kept(request, "standards/section.html", {
+        "page": page,
+        "fetched": [library.Fetched(None, page.refreshed, served.from_cache_only)],
         "content_mark": mark_safe(CONTENT_MARK),  # noqa: S308 (a constant)
-    })  # fmt: skip
-    # Only the frame is made per request; the kept heading and points take the mark's place.
+    }, vary=(page.title, page.refreshed, served.from_cache_only))  # fmt: skip
+    # The kept heading and points take the mark's place in the frame.
     before, _, after = response.content.partition(CONTENT_MARK.encode())
-    response.content = b"".join((before, served.page.header_html, served.points_html, after))
+    response.content = b"".join((before, page.header_html, served.points_html, after))
     return response
 
 
