@@ -71,7 +71,7 @@ def _cached[T](key: str, record_type: type[T], fetch: Callable[[], T]) -> Fetche
             raise
         return _unpacked(entry, record_type, from_cache_only=True)
     packed = _ENCODER.encode(record)
-    version = hashlib.blake2b(packed, digest_size=16).hexdigest()
+    version = hashlib.sha256(packed).hexdigest()[:32]
     cache.set(key, _Entry(packed, now, version), settings.STANDARDS_KEEP_SECONDS)
     return Fetched(record, _moment(now), version=version)
 

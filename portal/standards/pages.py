@@ -155,6 +155,6 @@ def _make(
         refreshed=fetched.refreshed,
         title=(section.section_name or "") + (" (preview)" if stage == PREVIEW else ""),
         header_html=render_to_string("standards/section.html#header", context).encode(),
-        points_digest=hashlib.blake2b(points_html, digest_size=20).hexdigest(),
+        points_digest=hashlib.sha256(points_html).hexdigest()[:40],
     )
     return page, points_html
