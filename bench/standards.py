@@ -27,8 +27,9 @@ The load comes from Python threads with `http.client` in this process (on this m
 gave the same figures within the noise). Every measured response must be a 200 with the
 section's 300 points (a redirect to sign-in cannot pass for speed): the first is counted, and
 each answer under load must match it byte for byte after the page's frame; otherwise the
-benchmark stops. Where a target is missed it times the page, whole and in parts, in this process (through
-Django's WSGI handler, with the same session, database and cache) and prints where the time goes.
+benchmark stops. Where a target is missed it times the page, whole and in parts, in this
+process (through Django's WSGI handler, with the same session, database and cache) and prints
+where the time goes.
 """
 
 from __future__ import annotations

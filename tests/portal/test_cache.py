@@ -7,7 +7,6 @@ before and after each test."""
 from __future__ import annotations
 
 import os
-import socket
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -18,6 +17,7 @@ import redis
 
 from portal.cache import RedisCache
 from portal.standards.pages import SectionPage
+from tests.services import answers
 
 TEST_DATABASE = 13
 
@@ -31,16 +31,7 @@ def _on_test_database(url: str) -> str:
 URL = _on_test_database(os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0")
 
 
-def _answers(url: str) -> bool:
-    parts = urlsplit(url)
-    try:
-        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 6379), 2):
-            return True
-    except OSError:
-        return False
-
-
-if not _answers(URL):
+if not answers(URL, 6379):
     pytest.skip(f"no Redis answers at {urlsplit(URL).netloc}", allow_module_level=True)
 
 

@@ -4,14 +4,13 @@ connections for each process, SQLite set up for several processes; each one as D
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 import pytest
 from django.db.utils import ConnectionHandler
 
 from portal.env import env_database
+from tests.services import answers
 
 VARIABLE = "PORTAL_TEST_DATABASE_URL"
 POOL = {"pool": {"min_size": 1, "max_size": 8, "timeout": 10}}
@@ -69,17 +68,8 @@ def _postgres_url() -> str:
     return url if url.startswith(("postgres://", "postgresql://")) else ""
 
 
-def _answers(url: str) -> bool:
-    parts = urlsplit(url)
-    try:
-        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 5432), 2):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(
-    not _postgres_url() or not _answers(_postgres_url()),
+    not _postgres_url() or not answers(_postgres_url(), 5432),
     reason="DATABASE_URL names no PostgreSQL that answers",
 )
 def test_a_postgres_connection_comes_from_the_pool(monkeypatch, connect):

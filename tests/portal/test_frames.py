@@ -36,14 +36,6 @@ _WHO = re.compile(r'<span class="who-name"[^>]*>([^<]*)</span>')
 _SIGN_OUT_FORM = re.compile(r'<form method="post" action="([^"]*)">\s*<input type="hidden"')
 
 
-@pytest.fixture
-def grower(client: Client, upstream_sandbox, db) -> Client:
-    """A test client signed in as the demo grower (as in tests/portal/standards/conftest.py,
-    whose fixtures this folder does not see)."""
-    assert sign_in(client, "grower").status_code == 302
-    return client
-
-
 @pytest.fixture(autouse=True)
 def no_frames():
     """No test sees another's kept frames."""
