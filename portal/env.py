@@ -17,13 +17,21 @@ def env_str(name: str, default: str = "") -> str:
 
 
 def env_int(name: str, default: int) -> int:
+    return _env_number(name, default, int, "a whole number")
+
+
+def env_float(name: str, default: float) -> float:
+    return _env_number(name, default, float, "a number")
+
+
+def _env_number[N: (int, float)](name: str, default: N, kind: type[N], what: str) -> N:
     raw = env_str(name)
     if not raw:
         return default
     try:
-        return int(raw)
+        return kind(raw)
     except ValueError:
-        raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
+        raise ValueError(f"{name} must be {what}, not {raw!r}") from None
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -38,16 +46,6 @@ def env_bool(name: str, default: bool) -> bool:
 def env_list(name: str) -> list[str]:
     """A comma-separated list."""
     return [item.strip() for item in env_str(name).split(",") if item.strip()]
-
-
-def env_float(name: str, default: float) -> float:
-    raw = env_str(name)
-    if not raw:
-        return default
-    try:
-        return float(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, not {raw!r}") from None
 
 
 def env_database(name: str, default: str) -> dict:

@@ -42,10 +42,6 @@ def service_unavailable(request: HttpRequest, error: AssuranceError) -> HttpResp
     return response
 
 
-def too_many_requests(request: HttpRequest, message: str) -> HttpResponse:
-    return render(request, "errors/429.html", {"message": message}, status=429)
-
-
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return render(request, "errors/400.html", status=400)
 

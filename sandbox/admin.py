@@ -165,5 +165,4 @@ class PassportAdmin(admin.ModelAdmin):
     list_display = ["__str__", "business_name", "crop_type", "status", "created"]
     list_filter = ["status"]
     search_fields = ["short_code", "business_name"]
-    list_select_related = ["membership"]
     raw_id_fields = ["membership", "site", "store", "created_by"]

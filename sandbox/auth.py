@@ -7,7 +7,7 @@ import binascii
 import hashlib
 import ipaddress
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -97,32 +97,25 @@ def _count_failure(throttle: LoginThrottle, now) -> str:
 
 
 def issue_token(account: Account) -> records.Authorization:
-    token = secrets.token_urlsafe(32)
-    now = clock.now()
-    expires = now + timedelta(days=settings.SANDBOX_TOKEN_DAYS)
-    Credential.objects.create(
-        account=account,
-        kind=Credential.Kind.TOKEN,
-        digest=digest(token),
-        created=now,
-        expires=expires,
-        last_seen=now,
-    )
+    expires = clock.now() + timedelta(days=settings.SANDBOX_TOKEN_DAYS)
+    token = _new_credential(account, Credential.Kind.TOKEN, expires)
     return records.Authorization(realm=REALM, token=token, expires=expires)
 
 
 def open_session(account: Account) -> str:
     """A new session for `account`; returns the cookie's value."""
-    value = secrets.token_urlsafe(32)
+    return _new_credential(account, Credential.Kind.SESSION)
+
+
+def _new_credential(account: Account, kind: str, expires: datetime | None = None) -> str:
+    """A new credential of `kind`; returns its secret, of which only a digest is kept."""
+    secret = secrets.token_urlsafe(32)
     now = clock.now()
     Credential.objects.create(
-        account=account,
-        kind=Credential.Kind.SESSION,
-        digest=digest(value),
-        created=now,
+        account=account, kind=kind, digest=digest(secret), created=now, expires=expires,
         last_seen=now,
-    )
-    return value
+    )  # fmt: skip
+    return secret
 
 
 # --- credentials on every other request -----------------------------------------------------------

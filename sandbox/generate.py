@@ -10,18 +10,17 @@ Everything is made from a fixed random seed, so every machine gets the same text
 from __future__ import annotations
 
 import hashlib
-import io
 import random
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from itertools import product
 from string import ascii_uppercase
 
-from django.core.management import call_command
 from django.db import transaction
 
 from sandbox import clock
 from sandbox.demo import accounts as demo_accounts
+from sandbox.demo import loader
 from sandbox.ids import SHORT_CODE_ALPHABET, SHORT_CODE_LENGTH, guid_for
 from sandbox.models import (
     Account,
@@ -67,7 +66,7 @@ def generate(points: int = DEFAULT_POINTS, passports: int = DEFAULT_PASSPORTS) -
     with transaction.atomic():
         if not Account.objects.filter(username=CONTACT).exists():
             # The membership's contact is a demo account: load the demo data (idempotently).
-            call_command("load_demo", stdout=io.StringIO())
+            loader.load()
             created.append("the demo data")
         if _create_standards(points):
             created.append(f"scheme {SCHEME_NAME} with {points} standard points")

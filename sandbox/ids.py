@@ -43,7 +43,10 @@ def normalise_short_code(text: str) -> str | None:
     return candidate if _SHORT_CODE_INPUT.fullmatch(candidate) else None
 
 
-def display_short_code(code: str) -> str:
-    """The code as printed: one hyphen in the middle."""
-    middle = len(code) // 2
-    return f"{code[:middle]}-{code[middle:]}"
+def display_short_code(code: str | None) -> str:
+    """The short code as printed: upper case, one hyphen in the middle (`ABCDE-FGHJK`)."""
+    canonical = "".join((code or "").split()).replace("-", "").upper()
+    if len(canonical) < 2:
+        return canonical
+    middle = len(canonical) // 2
+    return f"{canonical[:middle]}-{canonical[middle:]}"

@@ -7,11 +7,11 @@ from sandbox.models import Aim, Answer, AuditPoint, Edition, Link, Scope, Sectio
 
 
 def _touch_section(section_id: int | None) -> None:
+    if section_id is None:
+        return
     moment = clock.now()
-    sections = Section.objects.filter(pk=section_id)
-    sections.update(content_changed=moment)
-    edition_id = sections.values_list("edition_id", flat=True).first()
-    Edition.objects.filter(pk=edition_id).update(changed=moment)
+    Section.objects.filter(pk=section_id).update(content_changed=moment)
+    Edition.objects.filter(sections=section_id).update(changed=moment)
 
 
 def _touch_edition(edition_id: int) -> None:

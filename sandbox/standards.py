@@ -70,13 +70,16 @@ def find_section(stage: str, scheme_guid: str, key: str, sector: str) -> Section
 
     Without a sector filter, a prefix that several sectors share names the first in order.
     """
-    sections = _edition(stage, scheme_guid).sections.select_related("edition__scheme")
+    sections = Section.objects.select_related("edition__scheme").filter(
+        edition__stage=stage, edition__scheme__guid=scheme_guid
+    )
     if sector:
         sections = sections.filter(sector_prefix__iexact=sector)
     is_prefix = len(key) == 2
     sections = sections.filter(prefix__iexact=key) if is_prefix else sections.filter(guid=key)
     section = sections.first()
     if section is None:
+        _edition(stage, scheme_guid)  # says which is missing: the scheme, or its preview
         raise not_found("This scheme has no such section.")
     return section
 

@@ -49,11 +49,6 @@ def keep(session: SessionBase, token: str, expires: datetime | None) -> None:
     session[EXPIRES_KEY] = expires.isoformat() if expires else None
 
 
-def forget(session: SessionBase) -> None:
-    session.pop(TOKEN_KEY, None)
-    session.pop(EXPIRES_KEY, None)
-
-
 def expires(session: SessionBase) -> datetime | None:
     value = session.get(EXPIRES_KEY)
     return datetime.fromisoformat(value) if value else None

@@ -42,8 +42,9 @@ class UpstreamSessionMiddleware:
 
 
 def _is_redirect_to_sign_in(response: HttpResponse) -> bool:
-    location = response.get("Location", "") if response.status_code == 302 else ""
-    return location.split("?", 1)[0] == resolve_url(settings.LOGIN_URL)
+    if response.status_code != 302:
+        return False
+    return response["Location"].split("?", 1)[0] == resolve_url(settings.LOGIN_URL)
 
 
 SEEN_KEY = "portal_seen"

@@ -6,6 +6,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login, logout
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
@@ -28,13 +29,13 @@ def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseU
     """
     authorization = client().login(username, password)
     token = BearerToken(authorization.token)
-    user = _mirror(username, _account_name(token, username))
+    user = _mirror(username, _account_name(token))
     login(request, user, backend=BACKEND)  # a new session key
     credentials.keep(request.session, authorization.token, authorization.expires)
     return user
 
 
-def _account_name(token: BearerToken, entered: str) -> str:
+def _account_name(token: BearerToken) -> str:
     """The account's own username (the user may have typed the e-mail address).
 
     Without it the sign-in fails: naming the user by what they typed could make a second
@@ -47,13 +48,19 @@ def _account_name(token: BearerToken, entered: str) -> str:
 
 
 def _mirror(entered: str, username: str) -> AbstractBaseUser:
-    user, _ = get_user_model().objects.get_or_create(username=username)
+    # Only the upstream signs portal users in: their local password is unusable.
+    user, _ = get_user_model().objects.get_or_create(
+        username=username, defaults={"password": make_password(None)}
+    )
+    changed = []
     if "@" in entered and user.email != entered:
         user.email = entered
-        user.save(update_fields=["email"])
-    if user.has_usable_password():  # only the upstream signs portal users in
+        changed.append("email")
+    if user.has_usable_password():
         user.set_unusable_password()
-        user.save(update_fields=["password"])
+        changed.append("password")
+    if changed:
+        user.save(update_fields=changed)
     return user
 
 
@@ -66,8 +73,7 @@ def user_credentials(request: HttpRequest) -> BearerToken:
 
 
 def sign_out(request: HttpRequest) -> None:
-    credentials.forget(request.session)
-    logout(request)
+    logout(request)  # flushes the session, and the token in it
 
 
 def sign_in_url(next_path: str | None = None) -> str:

@@ -8,6 +8,7 @@ methods and get records (or PDF bytes) back, or an exception of `portal.assuranc
 from __future__ import annotations
 
 import base64
+import contextlib
 import email.utils
 import http.cookiejar
 import logging
@@ -343,7 +344,7 @@ class AssuranceClient:
                     if wait is not None and self._has_time(started, wait):
                         time.sleep(wait)
                         continue
-                raise self._error(answer, operation)
+                raise self._error(answer)
         except AssuranceError as error:
             error.operation = operation
             self._report(operation, answer, type(error).__name__, started, attempt)
@@ -433,15 +434,15 @@ class AssuranceClient:
         except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
             raise _ReadTimedOut from None
 
-    def _error(self, answer: _Answer, operation: str) -> AssuranceError:
+    def _error(self, answer: _Answer) -> AssuranceError:
+        """The error an unsuccessful answer stands for (`_exchange` names its operation)."""
         fmt = codec.format_of_media_type(answer.content_type)
         errors: list[records.ErrorItem] = []
         if fmt is not None:
-            try:
+            # An error body of another shape: the status alone says what went wrong.
+            with contextlib.suppress(codec.WireFormatError):
                 errors = codec.decode(answer.body, records.ErrorBody, fmt).errors
-            except codec.WireFormatError:
-                errors = []
-        error = error_for(answer.status, errors, operation)
+        error = error_for(answer.status, errors)
         if isinstance(error, Unavailable):
             error.retry_after = _retry_after(answer.retry_after)
         return error
@@ -450,17 +451,19 @@ class AssuranceClient:
         fmt = codec.format_of_media_type(answer.content_type)
         if fmt is None:
             raise UnexpectedResponse(
-                f"The answer is {answer.content_type or 'of no type'}, not XML or JSON."
+                f"The answer is {answer.content_type or 'of no type'}, not XML or JSON.",
+                operation=operation,
             )
         try:
             return codec.decode(answer.body, result, fmt)
         except codec.WireFormatError as error:
-            raise UnexpectedResponse(f"The answer could not be read: {error}") from None
+            raise UnexpectedResponse(
+                f"The answer could not be read: {error}", operation=operation
+            ) from None
 
     def _pdf(self, answer: _Answer, operation: str) -> bytes:
-        media_type = answer.content_type.split(";")[0].strip().lower()
-        if media_type != PDF or not answer.body.startswith(b"%PDF-"):
-            raise UnexpectedResponse("The answer is not a PDF document.")
+        if codec.media_type(answer.content_type) != PDF or not answer.body.startswith(b"%PDF-"):
+            raise UnexpectedResponse("The answer is not a PDF document.", operation=operation)
         return answer.body
 
     def _report(

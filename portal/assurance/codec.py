@@ -49,14 +49,17 @@ class Format(StrEnum):
         return f"{self.media_type}; charset=utf-8"
 
 
+def media_type(content_type: str | None) -> str:
+    """The media type of a `Content-Type`, without its parameters, in lower case."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
 def format_of_media_type(content_type: str | None) -> Format | None:
     """The format a `Content-Type` names, or None when it is neither XML nor JSON."""
-    if not content_type:
-        return None
-    media_type = content_type.split(";", 1)[0].strip().lower()
-    if media_type in ("application/json", "text/json") or media_type.endswith("+json"):
+    kind = media_type(content_type)
+    if kind in ("application/json", "text/json") or kind.endswith("+json"):
         return Format.JSON
-    if media_type in ("text/xml", "application/xml") or media_type.endswith("+xml"):
+    if kind in ("text/xml", "application/xml") or kind.endswith("+xml"):
         return Format.XML
     return None
 
@@ -174,12 +177,16 @@ def format_datetime(value: datetime) -> str:
     return value.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
-def format_number(value: float) -> str:
-    if not math.isfinite(value):
+def wire_number(value: float) -> int | float:
+    """A number as the wire carries it: finite, and whole numbers without a fraction."""
+    number = float(value)
+    if not math.isfinite(number):
         raise ValueError("Numbers on the wire are finite.")
-    if abs(value) < 1e15 and float(value).is_integer():
-        return str(int(value))
-    return repr(float(value))
+    return int(number) if number.is_integer() and abs(number) < 1e15 else number
+
+
+def format_number(value: float) -> str:
+    return str(wire_number(value))
 
 
 _TRUE = {"true", "1"}
@@ -199,7 +206,7 @@ def _from_text(kind: str, text: str) -> Any:
         if not text.isascii() or "_" in text:
             raise ValueError("not a number")
         value = float(text)
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             raise ValueError("not a finite number")
         return value
     lowered = text.lower()
@@ -408,10 +415,7 @@ def to_mapping(record: Any) -> dict[str, Any]:
         elif f.kind == DATETIME:
             out[f.wire] = format_datetime(value)
         elif f.kind == FLOAT:
-            number = float(value)
-            if not math.isfinite(number):
-                raise ValueError("Numbers on the wire are finite.")
-            out[f.wire] = int(number) if number.is_integer() and abs(number) < 1e15 else number
+            out[f.wire] = wire_number(value)
         else:
             out[f.wire] = value
     return out
@@ -438,7 +442,7 @@ def _scalar_text(kind: str, value: Any) -> str:
     if kind == DATETIME:
         return format_datetime(value)
     if kind == FLOAT:
-        return format_number(float(value))
+        return format_number(value)
     return "true" if value else "false"
 
 

@@ -119,15 +119,9 @@ _BY_STATUS: dict[int, type[AssuranceError]] = {
 }
 
 
-def error_for(
-    status: int, errors: list[records.ErrorItem], operation: str | None = None
-) -> AssuranceError:
+def error_for(status: int, errors: list[records.ErrorItem]) -> AssuranceError:
     """The exception for an error answer: by its first known code, else by its status."""
-    kind: type[AssuranceError] | None = None
-    for error in errors:
-        kind = _BY_CODE.get(error.code or "")
-        if kind:
-            break
+    kind = next((_BY_CODE[e.code] for e in errors if e.code in _BY_CODE), None)
     if kind is None and any((e.code or "").startswith("DataError:") for e in errors):
         kind = ValidationFailed
     if kind is None:
@@ -138,5 +132,4 @@ def error_for(
         status=status,
         code=next((e.code for e in errors if e.code), None),
         errors=errors,
-        operation=operation,
     )

@@ -289,7 +289,6 @@ class CropPassport(Record, kw_only=True):
 
 # decisions.md: authorisation
 VALID_STATUSES = ("Valid", "Grace")
-CLAIM_STATUSES = ("Valid", "Grace", "Expired", "Suspended", "Withdrawn")
 
 
 class Store(Record, kw_only=True):
@@ -346,7 +345,6 @@ class ErrorBody(Record, kw_only=True):
 
 
 __all__ = [
-    "CLAIM_STATUSES",
     "POST_HARVEST_TREATMENT_OPTIONS",
     "VALID_STATUSES",
     "Answer",

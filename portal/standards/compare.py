@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from portal.assurance import records
-from portal.standards.content import Point, arrange, plain_text, sanitise
+from portal.standards.content import Point, arrange, sanitise
 
 ADDED, REMOVED, REWORDED = "added", "removed", "reworded"
 _WORDS = re.compile(r"\S+")
@@ -82,11 +82,12 @@ def word_diff(before: str, after: str) -> list[Words]:
 
 def _texts(point: Point) -> dict[str, str]:
     p = point.point
+    measured, record_keeping, guidance = point.plain_texts()
     return {
         "The standard": p.assessment_question or "",
-        "How it is measured": plain_text(p.assessment_guidelines),
-        "Record keeping": plain_text(p.reference_sources),
-        "Guidance": plain_text(p.guidance),
+        "How it is measured": measured,
+        "Record keeping": record_keeping,
+        "Guidance": guidance,
         "Audit points": " · ".join(a.item_text or "" for a in point.audit_points),
         "Answers": " · ".join(
             f"{a.answer_text or ''}{' (critical)' if a.critical_point else ''}"

@@ -45,11 +45,14 @@ _SPACE = re.compile(r"\s+")
 
 def plain_text(fragment: str | None) -> str:
     """The words of an HTML fragment, for search, comparison and CSV."""
-    if not fragment:
-        return ""
-    # Sanitised first (scripts and styles go with their content); then inline tags go, and
-    # every other tag becomes a space, so that the words of neighbouring blocks stay apart.
-    text = _TAG.sub(" ", _INLINE_TAG.sub("", str(sanitise(fragment))))
+    # Sanitised first: scripts and styles go with their content.
+    return _words(sanitise(fragment))
+
+
+def _words(clean: str) -> str:
+    """The words of sanitised HTML: inline tags go, and every other tag becomes a space, so that
+    the words of neighbouring blocks stay apart."""
+    text = _TAG.sub(" ", _INLINE_TAG.sub("", str(clean)))
     return _SPACE.sub(" ", html.unescape(text)).strip()
 
 
@@ -77,10 +80,18 @@ class Point:
     def is_critical(self) -> bool:
         return any(answer.critical_point for answer in self.answers)
 
+    def plain_texts(self) -> tuple[str, str, str]:
+        """The words of how it is measured, record keeping and guidance."""
+        return _words(self.guidelines), _words(self.record_keeping), _words(self.guidance)
 
-def arrange(section: records.SectionData) -> list[Point]:
-    """The section's standard points in order, each with its audit points, answers and aims."""
+
+def arrange(section: records.SectionData, reference: str | None = None) -> list[Point]:
+    """The section's standard points in order, each with its audit points, answers and aims;
+    only the one of `reference` (in any case), if one is given."""
     aims = {aim.guid: aim for aim in section.categories}
+    wanted = section.standard_points
+    if reference is not None:
+        wanted = [p for p in wanted if (p.reference or "").upper() == reference.upper()]
     points = [
         Point(
             point=p,
@@ -88,7 +99,7 @@ def arrange(section: records.SectionData) -> list[Point]:
             record_keeping=sanitise(p.reference_sources),
             guidance=sanitise(p.guidance),
         )
-        for p in sorted(section.standard_points, key=_order)
+        for p in sorted(wanted, key=_order)
     ]
     by_guid = {p.point.guid: p for p in points}
     for audit_point in sorted(section.audit_points, key=_order):

@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 
 from portal.assurance import records
 from portal.pdf import FolderURLFetcher
-from portal.standards.content import arrange, plain_text
+from portal.standards.content import arrange
 
 CSV_COLUMNS = [
     "Reference", "Standard point", "How it is measured", "Record keeping", "Guidance",
@@ -38,9 +38,7 @@ def section_csv(section: records.SectionData) -> bytes:
         writer.writerow([
             _cell(p.reference),
             _cell(point.assessment_question),
-            _cell(plain_text(point.assessment_guidelines)),
-            _cell(plain_text(point.reference_sources)),
-            _cell(plain_text(point.guidance)),
+            *(_cell(text) for text in p.plain_texts()),
             "" if point.score is None else f"{point.score:g}",
             _cell(point.revision_status),
             _cell("; ".join(a.name or "" for a in p.aims)),

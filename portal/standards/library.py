@@ -25,6 +25,16 @@ from portal.assurance.errors import Unavailable, UnexpectedResponse
 from portal.upstream import client
 
 LIVE, PREVIEW = "live", "preview"
+NO_SECTOR = "-"  # in addresses, for a section with no sector prefix
+
+
+def sector_segment(sector: str | None) -> str:
+    """A section's sector as its addresses hold it."""
+    return sector or NO_SECTOR
+
+
+def sector_of(segment: str) -> str:
+    return "" if segment == NO_SECTOR else segment
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,20 +25,11 @@ from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.standards import library
 from portal.standards.content import Filters, arrange
-from portal.standards.library import PREVIEW
+from portal.standards.library import PREVIEW, sector_of
 from portal.standards.markup import points_markup
 from portal.standards.templatetags.standards import standards_url
 
-NO_SECTOR = "-"  # in addresses, for a section with no sector prefix
 POINTS_IN_MEMORY_BYTES = 64 * 1024 * 1024  # for each process
-
-
-def sector_segment(sector: str | None) -> str:
-    return sector or NO_SECTOR
-
-
-def sector_of(segment: str) -> str:
-    return "" if segment == NO_SECTOR else segment
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from portal.standards.content import Point, plain_text
+from portal.standards.content import Point
 
 REFERENCE = re.compile(r"^[A-Za-z]{2}\.[A-Za-z]{2}(\.\d+)*\.?$")
 MAX_WORDS = 8
@@ -41,9 +41,7 @@ def _searchable(point: Point) -> list[str]:
     p = point.point
     return [
         p.assessment_question or "",
-        plain_text(p.assessment_guidelines),
-        plain_text(p.reference_sources),
-        plain_text(p.guidance),
+        *point.plain_texts(),
         *(a.item_text or "" for a in point.audit_points),
         *(a.answer_text or "" for a in point.answers),
     ]

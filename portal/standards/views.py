@@ -16,9 +16,8 @@ from portal.assurance import records
 from portal.assurance.errors import NotFound
 from portal.standards import compare, exports, library, pages
 from portal.standards.content import Filters, arrange
-from portal.standards.library import LIVE, PREVIEW
+from portal.standards.library import LIVE, PREVIEW, sector_of, sector_segment
 from portal.standards.markup import point_markup
-from portal.standards.pages import NO_SECTOR, sector_of, sector_segment
 from portal.standards.search import SectionHits, is_reference, matches
 
 _REFERENCE = re.compile(r"^([A-Za-z0-9]+)\.([A-Za-z]{2})(\.[0-9]+)+$")
@@ -60,17 +59,18 @@ def scheme(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpRes
     sector = request.GET.get("sector", "")
     if sector not in sectors:
         sector = ""
-    other_stage = PREVIEW if stage == LIVE else LIVE
-    has_other = library.scheme_name(user_credentials(request), other_stage, scheme_guid)
+    # The live page links to the preview, if the scheme has one (the preview page to live).
+    has_preview = stage == LIVE and bool(
+        library.scheme_name(user_credentials(request), PREVIEW, scheme_guid)
+    )
     context = {
         "stage": stage,
         "scheme": listing.record,
         "sections": [s for s in sections if s.sector_prefix == sector] if sector else sections,
         "sectors": sectors,
         "sector": sector,
-        "has_other_stage": bool(has_other),
+        "has_preview": has_preview,
         "fetched": [listing],
-        "no_sector": NO_SECTOR,
     }
     template = "standards/scheme.html"
     return render(request, template + ("#sections" if _wants_fragment(request) else ""), context)
@@ -133,8 +133,7 @@ def point(
         raise Http404("Not a reference.")
     sector, prefix = found.group(1), found.group(2)
     fetched = _section_or_404(request, stage, scheme_guid, sector, prefix)
-    wanted = reference.upper()
-    the_point = next((p for p in arrange(fetched.record) if p.reference.upper() == wanted), None)
+    the_point = next(iter(arrange(fetched.record, reference)), None)
     if the_point is None:
         raise Http404("No such standard point.")
     return render(request, "standards/point.html", {
@@ -186,14 +185,15 @@ def changes(request: HttpRequest, scheme_guid: str) -> HttpResponse:
     preview_listing = _sections_or_404(request, PREVIEW, scheme_guid)
     preview = dict(_by_key(request, PREVIEW, scheme_guid, preview_listing))
     try:
-        live_listing = _sections_or_404(request, LIVE, scheme_guid)
-    except Http404:  # a scheme in preview only: every section is new
-        live_listing = None
-    live = dict(_by_key(request, LIVE, scheme_guid, live_listing)) if live_listing else {}
+        live_listing = library.sections(user_credentials(request), LIVE, scheme_guid)
+    except NotFound:  # a scheme in preview only: every section is new
+        live = {}
+    else:
+        live = dict(_by_key(request, LIVE, scheme_guid, live_listing))
     keys = list(preview) + [k for k in live if k not in preview]
     sections = [compare.compare_section(k, live.get(k), preview.get(k)) for k in keys]
     return render(request, "standards/changes.html", {
-        "scheme": preview_listing.record, "scheme_guid": scheme_guid, "sections": sections,
+        "scheme": preview_listing.record, "scheme_guid": scheme_guid,
         "changed": [s for s in sections if s.kind != "unchanged"],
         "unchanged": [s for s in sections if s.kind == "unchanged"], "fetched": [preview_listing],
     })  # fmt: skip
@@ -201,7 +201,7 @@ def changes(request: HttpRequest, scheme_guid: str) -> HttpResponse:
 
 def _by_key(request: HttpRequest, stage: str, scheme_guid: str, listing):
     for entry, fetched in _all_sections(request, stage, scheme_guid, listing):
-        yield f"{entry.sector_prefix}.{entry.prefix}", fetched.record
+        yield ".".join(filter(None, (entry.sector_prefix, entry.prefix))), fetched.record
 
 
 # --- exports --------------------------------------------------------------------------------------

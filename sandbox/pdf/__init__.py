@@ -24,6 +24,7 @@ from weasyprint.urls import path2url
 from portal.assurance.codec import format_number
 from portal.assurance.records import VALID_STATUSES, CropPassport
 from portal.pdf import FolderURLFetcher, ResourceRefused
+from sandbox.ids import display_short_code
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BASE_URL = path2url(str(PACKAGE_DIR) + os.sep)
@@ -132,15 +133,6 @@ def _page_html(passport: CropPassport, layout: str) -> str:
         zon_test_date=_value(format_date(p.zon_test_date)),
         zon_test_result=_value(p.zon_test_result),
     )
-
-
-def display_short_code(code: str | None) -> str:
-    """The short code as printed: upper case, one hyphen in the middle (`ABCDE-FGHJK`)."""
-    canonical = "".join((code or "").split()).replace("-", "").upper()
-    if len(canonical) < 2:
-        return canonical
-    middle = len(canonical) // 2
-    return f"{canonical[:middle]}-{canonical[middle:]}"
 
 
 def format_date(value: datetime | None) -> str | None:

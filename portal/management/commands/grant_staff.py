@@ -7,6 +7,7 @@ username on the service (as it shows in the admin's user list after a first sign
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandParser
 
 
@@ -19,9 +20,9 @@ class Command(BaseCommand):
         parser.add_argument("--revoke", action="store_true", help="take staff rights away")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        user, created = get_user_model().objects.get_or_create(username=options["username"])
-        if created:
-            user.set_unusable_password()
+        user, _ = get_user_model().objects.get_or_create(
+            username=options["username"], defaults={"password": make_password(None)}
+        )
         user.is_staff = not options["revoke"]
         user.is_superuser = user.is_staff and options["superuser"]
         user.save()
