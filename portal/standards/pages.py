@@ -129,14 +129,22 @@ def _make(
 ) -> tuple[SectionPage, bytes]:
     section = fetched.record
     points = arrange(section)
-    shown = filters.apply(points)
     aims = {aim.guid: aim.name or "" for p in points for aim in p.aims}
+    revisions = sorted({p.point.revision_status or "" for p in points} - {""})
+    # An aim or revision the section does not have (a mistyped address) filters nothing, as the
+    # filters' lists then say.
+    filters = replace(
+        filters,
+        aim=filters.aim if filters.aim in aims else "",
+        revision=filters.revision if filters.revision in revisions else "",
+    )
+    shown = filters.apply(points)
     point_base = standards_url("point", stage, scheme_guid, "X").removesuffix("X/")
     context = {
         "stage": stage, "scheme_guid": scheme_guid, "sector_segment": segment,
         "section": section, "filters": filters,
         "aims": sorted(aims.items(), key=lambda item: item[1]),
-        "revisions": sorted({p.point.revision_status or "" for p in points} - {""}),
+        "revisions": revisions,
         "points": shown, "points_markup": points_markup(shown, point_base), "total": len(points),
     }  # fmt: skip
     points_html = render_to_string("standards/section.html#points", context).encode()

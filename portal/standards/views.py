@@ -51,7 +51,7 @@ def schemes(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@vary_on_headers("HX-Request")
+@vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def scheme(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpResponse:
     listing = _sections_or_404(request, stage, scheme_guid)
     sections = _in_order(listing.record.sections)
@@ -81,7 +81,8 @@ def _in_order(sections: list[records.SectionEntry]) -> list[records.SectionEntry
 
 
 def _wants_fragment(request: HttpRequest) -> bool:
-    return bool(request.htmx) and not request.htmx.boosted
+    """Whether htmx asks for the part that changed; restoring history wants the whole page."""
+    return bool(request.htmx) and not (request.htmx.boosted or request.htmx.history_restore_request)
 
 
 # --- a section ------------------------------------------------------------------------------------
@@ -99,7 +100,7 @@ CONTENT_MARK = "<!-- the section's heading and points -->"
 
 
 @login_required
-@vary_on_headers("HX-Request")
+@vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def section(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:

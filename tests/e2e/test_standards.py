@@ -189,6 +189,28 @@ def test_the_sector_filter_shows_only_that_sectors_sections(signed_in_page: Page
     assert all(code.startswith("CR.") for code in codes.all_inner_texts())
 
 
+def test_back_and_forward_show_the_filter_that_narrowed_the_list(
+    signed_in_page: Page, portal_url: str
+):
+    page = signed_in_page
+    page.goto(f"{portal_url}{_section_path()}")
+    critical = page.get_by_label("Critical answers only")
+    with page.expect_response(lambda r: "critical=1" in r.url):
+        critical.check()
+    expect(_points(page)).to_have_count(STORAGE_CRITICAL)
+
+    page.go_back()
+    expect(page).to_have_url(f"{portal_url}{_section_path()}")
+    expect(_points(page)).to_have_count(STORAGE_POINTS)
+    expect(critical).not_to_be_checked()
+
+    page.go_forward()
+    expect(page).to_have_url(re.compile(r"[?&]critical=1(&|$)"))
+    expect(_points(page)).to_have_count(STORAGE_CRITICAL)
+    expect(critical).to_be_checked()
+    expect(page.get_by_role("heading", level=1)).to_have_count(1)  # the whole page, once
+
+
 def test_a_point_opens_and_closes_on_a_click(signed_in_page: Page, portal_url: str):
     page = signed_in_page
     page.goto(f"{portal_url}{_section_path()}")

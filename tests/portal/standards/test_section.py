@@ -167,11 +167,23 @@ def test_it_combines_filters(grower, headers):
 
 @AS_PAGE_AND_FRAGMENT
 def test_it_says_when_no_point_matches_the_filters(grower, headers):
-    response = grower.get(f"{STORAGE}?revision=New", headers=headers)
+    traceability = aim_guid(grower.get(STORAGE).content.decode(), "Traceability")
+    response = grower.get(f"{STORAGE}?aim={traceability}&critical=1", headers=headers)
     shown, count = points_shown(response, headers)
     assert shown == []
     assert count == "0 of 21 standard points"
     assert "No standard point of this section matches these filters." in response.content.decode()
+
+
+@pytest.mark.parametrize("query", ["aim=zzz", "revision=<script>", "aim=' OR 1=1--"])
+def test_an_aim_or_revision_the_section_does_not_have_filters_nothing(grower, query):
+    response = grower.get(f"{STORAGE}?{query}")
+    shown, count = points_shown(response, {})
+    assert shown == STORAGE_REFERENCES
+    assert count == "21 standard points"
+    page = main(response.content.decode())
+    assert "<script>" not in page
+    assert " selected>" not in page  # the lists say "Every aim" and "Any", as the list shows
 
 
 def test_the_page_keeps_the_chosen_filters(grower):
