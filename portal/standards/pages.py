@@ -75,14 +75,13 @@ def section_page(
     points = _points(page.points_digest) if page is not None else None
     if points is not None and library.is_fresh(page.refreshed):
         return Served(page, points)
-    name = _name_alongside(credentials, stage, scheme_guid) if points is None else None
     fetched = library.section(credentials, stage, scheme_guid, prefix, sector_of(segment))
     if points is not None and page.version == fetched.version:
         if page.refreshed != fetched.refreshed:  # the same content, checked again just now
             page = replace(page, refreshed=fetched.refreshed)
             cache.set(key, page, settings.STANDARDS_KEEP_SECONDS)
         return Served(page, points, fetched.from_cache_only)
-    name = name or _name_alongside(credentials, stage, scheme_guid)
+    name = _name_alongside(credentials, stage, scheme_guid)
     page, points = _make(fetched, stage, scheme_guid, segment, filters, name)
     _keep(key, page, points)
     return Served(page, points, fetched.from_cache_only)

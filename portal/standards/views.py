@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -99,6 +100,12 @@ def _filters(request: HttpRequest) -> Filters:
 CONTENT_MARK = "<!-- the section's heading and points -->"
 
 
+def _to_the_minute(moment: datetime) -> datetime:
+    """As refreshed.html shows the time of a refresh, so that a page refreshed again within the
+    same minute keeps its frame."""
+    return moment.replace(second=0, microsecond=0)
+
+
 @login_required
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def section(
@@ -117,7 +124,7 @@ def section(
         "page": page,
         "fetched": [library.Fetched(None, page.refreshed, served.from_cache_only)],
         "content_mark": mark_safe(CONTENT_MARK),  # noqa: S308 (a constant)
-    }, vary=(page.title, page.refreshed, served.from_cache_only))  # fmt: skip
+    }, vary=(page.title, _to_the_minute(page.refreshed), served.from_cache_only))  # fmt: skip
     # The kept heading and points take the mark's place in the frame.
     before, _, after = response.content.partition(CONTENT_MARK.encode())
     response.content = b"".join((before, page.header_html, served.points_html, after))

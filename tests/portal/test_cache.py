@@ -116,6 +116,18 @@ def test_a_large_value_comes_back_whole(cache):
     assert cache.get("points") == value
 
 
+def test_keys_and_values_in_any_script_come_back(cache):
+    cache.set("grüße-ΑΒΓ-名前", "Feldfrüchte ✓", 60)
+    assert cache.get("grüße-ΑΒΓ-名前") == "Feldfrüchte ✓"
+
+
+def test_a_large_value_with_a_time_out_is_kept_with_it(cache, redis_db):
+    value = os.urandom(700 * 1024)
+    cache.set("points", value, 60)
+    assert cache.get("points") == value
+    assert 0 < redis_db.ttl(redis_db.keys()[0]) <= 60
+
+
 def test_an_object_comes_back_equal(cache):
     cache.set("page", a_page())
     back = cache.get("page")
