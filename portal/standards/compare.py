@@ -15,7 +15,7 @@ from portal.assurance import records
 from portal.standards.content import Point, arrange, sanitise
 
 ADDED, REMOVED, REWORDED = "added", "removed", "reworded"
-_WORDS = re.compile(r"\S+")
+_WORDS = re.compile(r"\n|[^\s]+")  # a line's end is a word of its own, kept or changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,8 @@ class SectionChange:
 
 
 def word_diff(before: str, after: str) -> list[Words]:
-    """The words of `after` against those of `before`, marking what was inserted or deleted."""
+    """The words of `after` against those of `before`, marking what was inserted or deleted;
+    line ends ("\n") are kept as words."""
     old, new = _WORDS.findall(before), _WORDS.findall(after)
     runs: list[Words] = []
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
@@ -82,19 +83,23 @@ def word_diff(before: str, after: str) -> list[Words]:
 
 def _texts(point: Point) -> dict[str, str]:
     p = point.point
-    measured, record_keeping, guidance = point.plain_texts()
+    measured, record_keeping, guidance = point.plain_lines()
     return {
         "The standard": p.assessment_question or "",
         "How it is measured": measured,
         "Record keeping": record_keeping,
         "Guidance": guidance,
-        "Audit points": " · ".join(a.item_text or "" for a in point.audit_points),
-        "Answers": " · ".join(
-            f"{a.answer_text or ''}{' (critical)' if a.critical_point else ''}"
+        "Audit points": "\n".join(_one_line(a.item_text) for a in point.audit_points),
+        "Answers": "\n".join(
+            _one_line(a.answer_text) + (" (critical)" if a.critical_point else "")
             for a in point.answers
         ),
         "Score": "" if p.score is None else f"{p.score:g}",
     }
+
+
+def _one_line(text: str | None) -> str:
+    return " ".join((text or "").split())
 
 
 def compare_points(live: list[Point], preview: list[Point]) -> list[PointChange]:

@@ -56,6 +56,14 @@ def _words(clean: str) -> str:
     return _SPACE.sub(" ", html.unescape(text)).strip()
 
 
+def _lines(clean: str) -> str:
+    """The words of sanitised HTML with each block (a paragraph, a list item, a row's cell) on a
+    line of its own."""
+    blocks = _TAG.split(_INLINE_TAG.sub("", str(clean)))
+    lines = (_SPACE.sub(" ", html.unescape(block)).strip() for block in blocks)
+    return "\n".join(line for line in lines if line)
+
+
 @dataclass(slots=True)
 class Point:
     """A standard point with what belongs to it, ready for a page."""
@@ -83,6 +91,10 @@ class Point:
     def plain_texts(self) -> tuple[str, str, str]:
         """The words of how it is measured, record keeping and guidance."""
         return _words(self.guidelines), _words(self.record_keeping), _words(self.guidance)
+
+    def plain_lines(self) -> tuple[str, str, str]:
+        """How it is measured, record keeping and guidance as plain text, a line to each block."""
+        return _lines(self.guidelines), _lines(self.record_keeping), _lines(self.guidance)
 
 
 def arrange(section: records.SectionData, reference: str | None = None) -> list[Point]:

@@ -97,10 +97,18 @@ def test_it_names_the_unchanged_sections(changes_page):
     assert f"Unchanged: {', '.join(unchanged)}." in changes_page
 
 
-def test_it_keeps_the_words_of_list_items_apart(changes_page):
+def test_it_shows_each_list_item_on_a_line_of_its_own(changes_page):
     trace = changed_sections(changes_page)["CR.TR"]
-    assert "procedureContact" not in trace
-    assert "<ins>Record of the annual traceability test, including the time taken</ins>" in trace
+    diff = re.search(r'<h4>Record keeping</h4>\s*<p class="diff">(.*?)</p>', trace, re.S)[1]
+    lines = [re.sub(r"<[^>]+>", "", line).strip() for line in diff.split("<br>")]
+    assert lines == [
+        "Written withdrawal procedure",
+        "Contact list for buyers and the certification body",
+        "Record of the annual traceability test, including the time taken",
+    ]
+    assert (
+        "<ins><br> Record of the annual traceability test, including the time taken</ins>" in diff
+    )
 
 
 def test_it_answers_404_for_a_scheme_with_no_preview(grower):

@@ -7,7 +7,8 @@ import re
 import pytest
 from django.utils.safestring import SafeString
 
-from portal.standards.content import plain_text, sanitise
+from portal.assurance import records
+from portal.standards.content import Point, plain_text, sanitise
 
 REL = 'rel="noopener noreferrer nofollow"'
 
@@ -172,3 +173,15 @@ def test_plain_text_of_nothing_is_empty():
 )
 def test_plain_text_keeps_the_words_of_separate_blocks_apart(fragment):
     assert plain_text(fragment) == "One Two"
+
+
+def test_plain_lines_give_each_block_a_line_of_its_own():
+    point = Point(
+        point=records.StandardPoint(),
+        guidelines=sanitise(
+            "<p>Check <b>every</b>\n  store</p><ul><li>A &amp; B</li><li>C</li></ul>"
+        ),
+        record_keeping=sanitise("Kept<br>two years<script>steal()</script>"),
+        guidance=sanitise(None),
+    )
+    assert point.plain_lines() == ("Check every store\nA & B\nC", "Kept\ntwo years", "")
