@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from urllib.parse import urlencode
 
 import nh3
 from django.utils.safestring import SafeString
@@ -141,6 +142,17 @@ class Filters:
     def active(self) -> bool:
         return bool(self.aim or self.critical or self.revision)
 
+    def within(self, points: list[Point]) -> Filters:
+        """These filters less an aim or revision that none of `points` has: a mistyped address
+        filters nothing, as the filters' lists then say."""
+        aims = {aim.guid for p in points for aim in p.aims}
+        revisions = {p.point.revision_status for p in points}
+        return replace(
+            self,
+            aim=self.aim if self.aim in aims else "",
+            revision=self.revision if self.revision in revisions else "",
+        )
+
     def apply(self, points: list[Point]) -> list[Point]:
         return [
             p
@@ -148,4 +160,21 @@ class Filters:
             if (not self.aim or any(a.guid == self.aim for a in p.aims))
             and (not self.critical or p.is_critical)
             and (not self.revision or p.point.revision_status == self.revision)
+        ]
+
+    @property
+    def query(self) -> str:
+        """The filters as an address's query: "" if none is set."""
+        pairs = [("aim", self.aim), ("critical", "1" if self.critical else ""),
+                 ("revision", self.revision)]  # fmt: skip
+        chosen = urlencode([(name, value) for name, value in pairs if value])
+        return f"?{chosen}" if chosen else ""
+
+    def described(self, points: list[Point]) -> list[str]:
+        """What the filters keep, in words, with the name of the aim among `points`."""
+        aim = next((a.name or "" for p in points for a in p.aims if a.guid == self.aim), "")
+        return [
+            *(["with critical answers"] if self.critical else []),
+            *([f"serving the aim {aim}"] if self.aim else []),
+            *([f"of revision {self.revision}"] if self.revision else []),
         ]

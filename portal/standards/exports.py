@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-from datetime import datetime
 from pathlib import Path
 
 import weasyprint
@@ -14,7 +13,8 @@ from django.template.loader import render_to_string
 
 from portal.assurance import records
 from portal.pdf import FolderURLFetcher
-from portal.standards.content import arrange
+from portal.standards.content import Filters, Point
+from portal.standards.library import Fetched
 
 CSV_COLUMNS = [
     "Reference", "Standard point", "How it is measured", "Record keeping", "Guidance",
@@ -22,18 +22,20 @@ CSV_COLUMNS = [
 ]  # fmt: skip
 
 
-def file_name(section: records.SectionData, extension: str) -> str:
+def file_name(section: records.SectionData, extension: str, filters: Filters) -> str:
+    """The section's code and name, and "filtered" if `filters` leave out any point."""
     code = ".".join(p for p in (section.sector_prefix, section.section_prefix) if p)
     words = re.sub(r"[^A-Za-z0-9]+", "-", section.section_name or "section").strip("-").lower()
-    return f"{code}-{words}.{extension}" if code else f"{words}.{extension}"
+    stem = "-".join(part for part in (code, words, "filtered" if filters.active else "") if part)
+    return f"{stem}.{extension}"
 
 
-def section_csv(section: records.SectionData) -> bytes:
+def section_csv(points: list[Point]) -> bytes:
     """One row per standard point; UTF-8 with a byte-order mark, so spreadsheets read it."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
-    for p in arrange(section):
+    for p in points:
         point = p.point
         writer.writerow([
             _cell(p.reference),
@@ -64,11 +66,16 @@ STATIC = Path(settings.BASE_DIR) / "static"
 
 
 def section_pdf(
-    section: records.SectionData, scheme_name: str, stage: str, refreshed: datetime
+    fetched: Fetched[records.SectionData],
+    points: list[Point],
+    filters: Filters,
+    scheme_name: str,
+    stage: str,
 ) -> bytes:
+    """A checklist of `points`, which `filters` kept of the section's."""
     html = render_to_string("standards/checklist.html", {
-        "section": section, "points": arrange(section), "scheme_name": scheme_name,
-        "stage": stage, "refreshed": refreshed,
+        "section": fetched.record, "points": points, "scheme_name": scheme_name,
+        "stage": stage, "refreshed": fetched.refreshed, "kept": filters.described(points),
     })  # fmt: skip
     document = weasyprint.HTML(
         string=html, base_url=STATIC.as_uri() + "/", url_fetcher=FolderURLFetcher(STATIC)

@@ -130,13 +130,7 @@ def _make(
     points = arrange(section)
     aims = {aim.guid: aim.name or "" for p in points for aim in p.aims}
     revisions = sorted({p.point.revision_status or "" for p in points} - {""})
-    # An aim or revision the section does not have (a mistyped address) filters nothing, as the
-    # filters' lists then say.
-    filters = replace(
-        filters,
-        aim=filters.aim if filters.aim in aims else "",
-        revision=filters.revision if filters.revision in revisions else "",
-    )
+    filters = filters.within(points)
     shown = filters.apply(points)
     point_base = standards_url("point", stage, scheme_guid, "X").removesuffix("X/")
     context = {

@@ -16,7 +16,7 @@ from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import NotFound
 from portal.standards import compare, exports, library, pages
-from portal.standards.content import Filters, arrange
+from portal.standards.content import Filters, Point, arrange
 from portal.standards.library import LIVE, PREVIEW, sector_of, sector_segment
 from portal.standards.markup import point_markup
 from portal.standards.search import SectionHits, is_reference, matches
@@ -220,8 +220,9 @@ def section_csv(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
     fetched = _section_or_404(request, stage, scheme_guid, sector_of(sector), prefix)
-    return _download(exports.section_csv(fetched.record), "text/csv; charset=utf-8",
-                     exports.file_name(fetched.record, "csv"))  # fmt: skip
+    shown, filters = _shown(request, fetched.record)
+    return _download(exports.section_csv(shown), "text/csv; charset=utf-8",
+                     exports.file_name(fetched.record, "csv", filters))  # fmt: skip
 
 
 @login_required
@@ -229,9 +230,17 @@ def section_pdf(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
     fetched = _section_or_404(request, stage, scheme_guid, sector_of(sector), prefix)
+    shown, filters = _shown(request, fetched.record)
     scheme_name = library.scheme_name(user_credentials(request), stage, scheme_guid) or ""
-    content = exports.section_pdf(fetched.record, scheme_name, stage, fetched.refreshed)
-    return _download(content, "application/pdf", exports.file_name(fetched.record, "pdf"))
+    content = exports.section_pdf(fetched, shown, filters, scheme_name, stage)
+    return _download(content, "application/pdf", exports.file_name(fetched.record, "pdf", filters))
+
+
+def _shown(request: HttpRequest, section: records.SectionData) -> tuple[list[Point], Filters]:
+    """The section's points that the request's filters keep (all, with none), and the filters."""
+    points = arrange(section)
+    filters = _filters(request).within(points)
+    return filters.apply(points), filters
 
 
 def _download(content: bytes, content_type: str, name: str) -> HttpResponse:

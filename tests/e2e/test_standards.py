@@ -85,6 +85,14 @@ def test_a_grower_finds_a_section_filters_searches_compares_and_downloads(
     assert page.evaluate("() => window.__samePage") == "still here", "the page was reloaded"
     expect(page.get_by_role("heading", level=1)).to_have_count(1)  # no page inside the page
     expect(page.locator("#points")).to_have_count(1)
+    # The downloads follow the filter: a checklist of the critical points alone.
+    with page.expect_download() as download:
+        page.get_by_role(
+            "link", name=f"Download a PDF checklist of these {STORAGE_CRITICAL}"
+        ).click()
+    assert download.value.suggested_filename == "CR.ST-storage-filtered.pdf"
+    text = "\n".join(p.extract_text() for p in PdfReader(download.value.path()).pages)
+    assert f"checklist of {STORAGE_CRITICAL} standard points" in " ".join(text.split())
     assert_accessible(page)
 
     # The pushed address is a page of its own: reloaded, it is the whole page, still narrowed.
@@ -324,3 +332,15 @@ def test_a_phone_sized_screen_shows_the_section_without_sideways_scroll(
         box = control.bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, box
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert page.evaluate(ONE_LINE_LABELS), "a filter's label is broken across lines"
+
+
+# Whether the text of each filter's label ("Aim", "Revision") takes one line: a line is about
+# 1.55 em high, two over 3 em.
+ONE_LINE_LABELS = """() => [...document.querySelectorAll('.filters label:not(.choice)')].every(
+    label => {
+        const words = document.createRange();
+        words.selectNodeContents(label.firstChild);
+        const height = words.getBoundingClientRect().height;
+        return height > 0 && height < 2.4 * parseFloat(getComputedStyle(label).fontSize);
+    })"""

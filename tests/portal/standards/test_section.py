@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 
@@ -98,10 +99,35 @@ def test_its_points_are_details_that_work_without_javascript(grower):
     assert f'<form method="get" class="filters" action="{STORAGE}"' in page
 
 
+DOWNLOAD = re.compile(r'<a class="button button-secondary" href="([^"]+)">(Download [^<]*)</a>')
+
+
+def downloads(response) -> dict[str, str]:
+    """Each download link's text and address."""
+    return {name: unescape(href) for href, name in DOWNLOAD.findall(response.content.decode())}
+
+
 def test_it_offers_its_exports(grower):
-    page = main(grower.get(STORAGE).content.decode())
-    assert f'href="{STORAGE}checklist.pdf"' in page
-    assert f'href="{STORAGE}export.csv"' in page
+    assert downloads(grower.get(STORAGE)) == {
+        "Download a PDF checklist": f"{STORAGE}checklist.pdf",
+        "Download CSV": f"{STORAGE}export.csv",
+    }
+
+
+@AS_PAGE_AND_FRAGMENT
+def test_its_downloads_hold_the_points_it_shows(grower, headers):
+    response = grower.get(f"{STORAGE}?revision=Unchanged&critical=1", headers=headers)
+    shown, _ = points_shown(response, headers)
+    query = "?critical=1&revision=Unchanged"
+    assert downloads(response) == {
+        f"Download a PDF checklist of these {len(shown)}": f"{STORAGE}checklist.pdf{query}",
+        f"Download CSV of these {len(shown)}": f"{STORAGE}export.csv{query}",
+    }
+
+
+def test_with_no_point_shown_there_is_nothing_to_download(grower):
+    traceability = aim_guid(grower.get(STORAGE).content.decode(), "Traceability")
+    assert downloads(grower.get(f"{STORAGE}?aim={traceability}&critical=1")) == {}
 
 
 def test_it_says_when_the_content_was_refreshed(grower):

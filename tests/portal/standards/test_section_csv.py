@@ -9,6 +9,7 @@ import pytest
 
 from portal.assurance import records
 from portal.standards import exports
+from portal.standards.content import arrange
 from tests.portal.standards.helpers import CROPS, demo_references, demo_section
 
 HEADER = [
@@ -51,6 +52,28 @@ def test_it_has_one_row_per_point_in_order(grower):
     assert critical["CR.ST.3.2"] == "yes"
     assert critical["CR.ST.1"] == "no"
     assert "[critical]" in next(r for r in table if r["Reference"] == "CR.ST.3.2")["Answers"]
+
+
+def critical_references() -> list[str]:
+    points = demo_section("crops", "CR.ST")["points"]
+    return [f"CR.ST.{p['number']}" for p in points if any(a["critical"] for a in p["answers"])]
+
+
+@pytest.mark.django_db
+def test_it_exports_only_the_points_the_filters_keep(grower):
+    response = grower.get(f"/standards/{CROPS}/CR/ST/export.csv?critical=1")
+    assert response["Content-Disposition"] == 'attachment; filename="CR.ST-storage-filtered.csv"'
+    table = rows(response.content)
+    assert [row["Reference"] for row in table] == critical_references()
+    assert {row["Critical"] for row in table} == {"yes"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", ["aim=zzz", "revision=<b>", "critical=0"])
+def test_a_filter_that_keeps_every_point_exports_the_whole_section(grower, query):
+    response = grower.get(f"/standards/{CROPS}/CR/ST/export.csv?{query}")
+    assert response["Content-Disposition"] == 'attachment; filename="CR.ST-storage.csv"'
+    assert [row["Reference"] for row in rows(response.content)] == demo_references("crops", "CR.ST")
 
 
 @pytest.mark.django_db
@@ -103,7 +126,7 @@ def crafted_section(**fields: str) -> records.SectionData:
 @pytest.mark.parametrize("formula", ['=HYPERLINK("http://evil.example","x")', "+1+1", "-1+1",
                                      "@SUM(A1)", "\t=1", "\r=1"])  # fmt: skip
 def test_a_cell_that_would_be_a_formula_is_neutralised(formula):
-    [row] = rows(exports.section_csv(crafted_section(assessment_question=formula)))
+    [row] = rows(exports.section_csv(arrange(crafted_section(assessment_question=formula))))
     assert row["Standard point"] == "'" + formula
     assert row["Aims"] == "'=cmd|' /C calc'!A0"
     assert not any(value[:1] in ("=", "+", "-", "@") for value in row.values())
@@ -113,7 +136,7 @@ def test_html_in_a_cell_becomes_words_and_formulas_in_it_are_neutralised():
     section = crafted_section(
         assessment_guidelines="<p>=SUM(A1:A9)</p>", guidance="<script>x()</script><p>Safe</p>"
     )
-    [row] = rows(exports.section_csv(section))
+    [row] = rows(exports.section_csv(arrange(section)))
     assert row["How it is measured"] == "'=SUM(A1:A9)"
     assert row["Guidance"] == "Safe"
     assert row["Critical"] == "yes"

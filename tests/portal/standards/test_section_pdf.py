@@ -37,5 +37,21 @@ def test_it_downloads_a_checklist_of_every_point(grower):
     assert "The assessor checks:" in text
 
 
+def test_it_makes_a_checklist_of_only_the_points_the_filters_keep(grower):
+    response = grower.get(f"/standards/{CROPS}/CR/ST/checklist.pdf?critical=1")
+    assert response["Content-Disposition"] == 'attachment; filename="CR.ST-storage-filtered.pdf"'
+    reader = pypdf.PdfReader(io.BytesIO(response.content))
+    text = words(" ".join(page.extract_text() for page in reader.pages))
+    points = demo_section("crops", "CR.ST")["points"]
+    critical = [p for p in points if any(a["critical"] for a in p["answers"])]
+    assert 0 < len(critical) < len(points)
+    assert (
+        f"checklist of {len(critical)} standard points (only those with critical answers)" in text
+    )
+    for point in points:
+        line = f"CR.ST.{point['number']} {words(point['question'])}"
+        assert (line in text) == (point in critical), line
+
+
 def test_it_answers_404_for_an_unknown_section(grower):
     assert grower.get(f"/standards/{CROPS}/CR/ZZ/checklist.pdf").status_code == 404

@@ -1,0 +1,50 @@
+"""portal.standards.content.Filters: what a section's filters keep, as an address and in words."""
+
+from __future__ import annotations
+
+from portal.assurance import records
+from portal.standards.content import Filters, Point
+
+SOIL = records.Category(guid="aim-1", name="Soil & water")
+
+
+def point(reference: str, *, aims=(), critical=False, revision="Unchanged") -> Point:
+    return Point(
+        point=records.StandardPoint(reference=reference, revision_status=revision),
+        guidelines="", record_keeping="", guidance="",
+        answers=[records.Answer(answer_text="No", critical_point=critical)],
+        aims=list(aims),
+    )  # fmt: skip
+
+
+POINTS = [point("A.1", aims=[SOIL]), point("A.2", critical=True, revision="New"), point("A.3")]
+
+
+def test_none_set_keeps_every_point_and_adds_nothing_to_an_address():
+    assert Filters().apply(POINTS) == POINTS
+    assert Filters().query == ""
+    assert Filters().described(POINTS) == []
+
+
+def test_each_filter_keeps_its_points_and_says_so():
+    assert Filters(aim="aim-1").apply(POINTS) == POINTS[:1]
+    assert Filters(critical=True).apply(POINTS) == POINTS[1:2]
+    assert Filters(revision="New").apply(POINTS) == POINTS[1:2]
+    every = Filters(aim="aim-1", critical=True, revision="New")
+    assert every.apply(POINTS) == []
+    assert every.described(POINTS) == [
+        "with critical answers", "serving the aim Soil & water", "of revision New",
+    ]  # fmt: skip
+
+
+def test_the_query_is_escaped_for_an_address():
+    filters = Filters(aim="a&b=c", critical=True, revision="Not yet/changed")
+    assert filters.query == "?aim=a%26b%3Dc&critical=1&revision=Not+yet%2Fchanged"
+
+
+def test_within_drops_what_none_of_the_points_has():
+    assert Filters(aim="zzz", critical=True, revision="Gone").within(POINTS) == Filters(
+        critical=True
+    )
+    kept = Filters(aim="aim-1", revision="New")
+    assert kept.within(POINTS) == kept
