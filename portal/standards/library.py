@@ -60,7 +60,7 @@ def _decoder(record_type: type) -> msgspec.msgpack.Decoder:
     return msgspec.msgpack.Decoder(record_type)
 
 
-KEPT_FORMAT = 2  # of what the cache holds: entries of an earlier form are never read
+KEPT_FORMAT = 3  # of what the cache holds: entries of an earlier form are never read
 
 
 def cache_key(kind: str, *parts: object) -> str:

@@ -23,6 +23,7 @@ from django.template.loader import render_to_string
 
 from portal.assurance import records
 from portal.assurance.client import Credentials
+from portal.assurance.errors import Unavailable, UnexpectedResponse
 from portal.standards import library
 from portal.standards.content import Filters, arrange
 from portal.standards.library import PREVIEW, sector_of
@@ -39,6 +40,7 @@ class SectionPage:
     version: str
     refreshed: datetime
     title: str
+    scheme_name: str | None  # in the breadcrumbs: a page is made again when it changes
     header_html: bytes  # from the breadcrumbs to the filters
     points_digest: str  # of the points' HTML, which is also what htmx asks for on a filter
 
@@ -76,20 +78,34 @@ def section_page(
     if points is not None and library.is_fresh(page.refreshed):
         return Served(page, points)
     fetched = library.section(credentials, stage, scheme_guid, prefix, sector_of(segment))
-    if points is not None and page.version == fetched.version:
+    name = _name_alongside(credentials, stage, scheme_guid)
+    if points is not None and page.version == fetched.version and _same_name(page, name):
         if page.refreshed != fetched.refreshed:  # the same content, checked again just now
             page = replace(page, refreshed=fetched.refreshed)
             cache.set(key, page, settings.STANDARDS_KEEP_SECONDS)
         return Served(page, points, fetched.from_cache_only)
-    name = _name_alongside(credentials, stage, scheme_guid)
     page, points = _make(fetched, stage, scheme_guid, segment, filters, name)
     _keep(key, page, points)
     return Served(page, points, fetched.from_cache_only)
 
 
 def _name_alongside(credentials: Credentials, stage: str, scheme_guid: str) -> Future[str | None]:
-    """The scheme's name, for the breadcrumbs, looked up while the section is fetched."""
-    return _ALONGSIDE.submit(library.scheme_name, credentials, stage, scheme_guid)
+    """The scheme's name, for the breadcrumbs, looked up while the page is made; None if the
+    service cannot say (the breadcrumbs then say "The scheme")."""
+    return _ALONGSIDE.submit(_scheme_name, credentials, stage, scheme_guid)
+
+
+def _scheme_name(credentials: Credentials, stage: str, scheme_guid: str) -> str | None:
+    try:
+        return library.scheme_name(credentials, stage, scheme_guid)
+    except (Unavailable, UnexpectedResponse):
+        return None
+
+
+def _same_name(page: SectionPage, name: Future[str | None]) -> bool:
+    """Whether the scheme is still called as the page says (or the service cannot say)."""
+    now = name.result()
+    return now is None or now == page.scheme_name
 
 
 def _points(digest: str) -> bytes | None:
@@ -146,6 +162,7 @@ def _make(
         version=fetched.version,
         refreshed=fetched.refreshed,
         title=(section.section_name or "") + (" (preview)" if stage == PREVIEW else ""),
+        scheme_name=context["scheme_name"],
         header_html=render_to_string("standards/section.html#header", context).encode(),
         points_digest=hashlib.sha256(points_html).hexdigest()[:40],
     )

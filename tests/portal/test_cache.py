@@ -62,6 +62,7 @@ def a_page() -> SectionPage:
         version="2025-06-01T00:00:00Z",
         refreshed=datetime(2025, 6, 1, 12, 30, tzinfo=UTC),
         title="Storage",
+        scheme_name="Combinable Crops and Sugar Beet",
         header_html=b"<h1>Storage</h1>",
         points_digest="0" * 40,
     )

@@ -161,3 +161,18 @@ def test_a_stale_page_of_unchanged_content_is_not_made_again_but_says_when_it_wa
     assert made == []
     assert kept_page().refreshed > hour_ago + timedelta(minutes=59)
     assert refreshed_at(response.content.decode()) >= hour_ago + timedelta(minutes=59)
+
+
+def test_a_stale_page_whose_scheme_was_renamed_is_made_again(grower, settings):
+    name = demo("crops")["name"]
+    grower.get(STORAGE)
+    kept = kept_page()
+    header = kept.header_html.replace(name.encode(), b"Former name")
+    as_before = replace(kept, scheme_name="Former name", header_html=header)
+    cache.set(library.cache_key("page", LIVE, CROPS, "CR", "ST", Filters()), as_before)
+    assert "Former name" in breadcrumbs(grower.get(STORAGE))  # fresh: used as it is
+    settings.STANDARDS_FRESH_SECONDS = 0
+    renamed = breadcrumbs(grower.get(STORAGE))
+    assert name in renamed
+    assert "Former name" not in renamed
+    assert kept_page().scheme_name == name
