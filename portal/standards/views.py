@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import push_url
 
 from portal import frames
 from portal.accounts.session import user_credentials
@@ -111,14 +112,17 @@ def _to_the_minute(moment: datetime) -> datetime:
 def section(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
+    filters = _filters(request)
     try:
         served = pages.section_page(
-            user_credentials(request), stage, scheme_guid, sector, prefix, _filters(request)
+            user_credentials(request), stage, scheme_guid, sector, prefix, filters
         )
     except NotFound:
         raise Http404("No such section.") from None
     if _wants_fragment(request):
-        return HttpResponse(served.points_html)
+        # The address shown and shared names only the filters set ("?critical=1"), not every
+        # field of the form ("?aim=&revision=&critical=1").
+        return push_url(HttpResponse(served.points_html), request.path + filters.query)
     page = served.page
     response = frames.render_kept(request, "standards/section.html", {
         "page": page,

@@ -80,7 +80,7 @@ def test_a_grower_finds_a_section_filters_searches_compares_and_downloads(
     )
     expect(_points(page)).to_have_count(STORAGE_CRITICAL)
     expect(page.locator("#points details.point:not(.point-critical)")).to_have_count(0)
-    expect(page).to_have_url(re.compile(r"[?&]critical=1(&|$)"))
+    expect(page).to_have_url(f"{portal_url}{_section_path()}?critical=1")  # only what is set
     assert urlsplit(page.url).path == _section_path()
     assert page.evaluate("() => window.__samePage") == "still here", "the page was reloaded"
     expect(page.get_by_role("heading", level=1)).to_have_count(1)  # no page inside the page
@@ -213,7 +213,7 @@ def test_back_and_forward_show_the_filter_that_narrowed_the_list(
     expect(critical).not_to_be_checked()
 
     page.go_forward()
-    expect(page).to_have_url(re.compile(r"[?&]critical=1(&|$)"))
+    expect(page).to_have_url(f"{portal_url}{_section_path()}?critical=1")  # only what is set
     expect(_points(page)).to_have_count(STORAGE_CRITICAL)
     expect(critical).to_be_checked()
     expect(page.get_by_role("heading", level=1)).to_have_count(1)  # the whole page, once

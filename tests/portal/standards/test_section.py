@@ -218,6 +218,16 @@ def test_the_page_keeps_the_chosen_filters(grower):
     assert '<option value="Unchanged" selected>Unchanged</option>' in page
 
 
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [("aim=&revision=&critical=1", "?critical=1"), ("aim=&revision=&critical=", ""),
+     ("revision=New%20one&critical=1", "?critical=1&revision=New+one")],
+)  # fmt: skip
+def test_as_htmx_it_shows_an_address_with_only_the_filters_set(grower, query, shown):
+    response = grower.get(f"{STORAGE}?{query}", headers=HTMX)
+    assert response["HX-Push-Url"] == f"{STORAGE}{shown}"
+
+
 def test_as_htmx_it_varies_on_the_htmx_header(grower):
     response = grower.get(STORAGE, headers=HTMX)
     assert "HX-Request" in response["Vary"]
