@@ -598,11 +598,19 @@ class Spent:
     cpu: Timing
 
 
-def _spent(call: Callable[[], object], runs: int = PROFILE_RUNS, warmup: int = 1) -> Spent:
+def _spent(
+    call: Callable[[], object],
+    runs: int = PROFILE_RUNS,
+    warmup: int = 1,
+    before: Callable[[], object] = lambda: None,
+) -> Spent:
+    """Times `call`, with `before` run untimed ahead of each."""
     for _ in range(warmup):
+        before()
         call()
     wall, cpu = [], []
     for _ in range(runs):
+        before()
         started, started_cpu = time.perf_counter(), time.thread_time()
         call()
         cpu.append((time.thread_time() - started_cpu) * 1000)
@@ -644,9 +652,8 @@ def breakdown(portal: Portal, path: str, cookies: dict[str, str], upstream, cred
         if problem := _page_problem(status, body):
             raise RuntimeError(f"in-process GET {path}: {problem}")
 
-    def cold_view() -> None:
+    def empty_cache() -> None:
         _empty_cache(portal, lambda: _wsgi_get(handler, HOME_PATH, cookie))
-        view()
 
     def health(with_cookie: bool) -> None:
         status, body = _wsgi_get(handler, "/healthz", cookie if with_cookie else None)
@@ -663,17 +670,26 @@ def breakdown(portal: Portal, path: str, cookies: dict[str, str], upstream, cred
     row("/healthz, no cookie (WSGI handler, all middleware)", _spent(lambda: health(False), 50, 5))
     row("/healthz with the session cookie", _spent(lambda: health(True), 50, 5))
     row("section page, warm (WSGI handler, all middleware)", _spent(view, PROFILE_RUNS * 2, 3))
-    row("section page, cold (the cache emptied, the session back)", _spent(cold_view, PROFILE_RUNS))
+    cold = _spent(view, PROFILE_RUNS, before=empty_cache)
+    row("section page, cold (the cache emptied, the session back)", cold)
 
-    return rows, _profile(view, PROFILE_RUNS * 2), _profile(cold_view, PROFILE_RUNS)
+    cold_profile = _profile(view, PROFILE_RUNS, before=empty_cache)
+    return rows, _profile(view, PROFILE_RUNS * 2), cold_profile
 
 
-def _profile(call: Callable[[], object], runs: int, top: int = 14) -> str:
+def _profile(
+    call: Callable[[], object],
+    runs: int,
+    top: int = 14,
+    before: Callable[[], object] = lambda: None,
+) -> str:
+    """`call` under cProfile, with `before` run unprofiled ahead of each."""
     profiler = cProfile.Profile()
-    profiler.enable()
     for _ in range(runs):
+        before()
+        profiler.enable()
         call()
-    profiler.disable()
+        profiler.disable()
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
     lines = out.getvalue().splitlines()

@@ -171,7 +171,8 @@ class Filters:
         return f"?{chosen}" if chosen else ""
 
     def described(self, points: list[Point]) -> list[str]:
-        """What the filters keep, in words, with the name of the aim among `points`."""
+        """What the filters keep, in words, with the aim named as it is among `points` (all the
+        section's, so that it is named even when the filters keep none)."""
         aim = next((a.name or "" for p in points for a in p.aims if a.guid == self.aim), "")
         return [
             *(["with critical answers"] if self.critical else []),

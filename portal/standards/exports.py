@@ -68,14 +68,15 @@ STATIC = Path(settings.BASE_DIR) / "static"
 def section_pdf(
     fetched: Fetched[records.SectionData],
     points: list[Point],
-    filters: Filters,
+    kept: list[str],
     scheme_name: str,
     stage: str,
 ) -> bytes:
-    """A checklist of `points`, which `filters` kept of the section's."""
+    """A checklist of `points`; `kept` says which of the section's they are (Filters.described),
+    and is empty if they are all of them."""
     html = render_to_string("standards/checklist.html", {
         "section": fetched.record, "points": points, "scheme_name": scheme_name,
-        "stage": stage, "refreshed": fetched.refreshed, "kept": filters.described(points),
+        "stage": stage, "refreshed": fetched.refreshed, "kept": kept,
     })  # fmt: skip
     document = weasyprint.HTML(
         string=html, base_url=STATIC.as_uri() + "/", url_fetcher=FolderURLFetcher(STATIC)

@@ -31,6 +31,7 @@ from portal.standards.markup import points_markup
 from portal.standards.templatetags.standards import standards_url
 
 POINTS_IN_MEMORY_BYTES = 64 * 1024 * 1024  # for each process
+NAME_WAIT_SECONDS = 5.0  # for the scheme's name, once the section is in hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,13 +78,16 @@ def section_page(
     points = _points(page.points_digest) if page is not None else None
     if points is not None and library.is_fresh(page.refreshed):
         return Served(page, points)
+    # A stale page's scheme name is checked while its section is; a new page asks for the name
+    # once the section has come, which on this machine makes the section come sooner.
+    name = _name_alongside(credentials, stage, scheme_guid) if points is not None else None
     fetched = library.section(credentials, stage, scheme_guid, prefix, sector_of(segment))
-    name = _name_alongside(credentials, stage, scheme_guid)
     if points is not None and page.version == fetched.version and _same_name(page, name):
         if page.refreshed != fetched.refreshed:  # the same content, checked again just now
             page = replace(page, refreshed=fetched.refreshed)
             cache.set(key, page, settings.STANDARDS_KEEP_SECONDS)
         return Served(page, points, fetched.from_cache_only)
+    name = name or _name_alongside(credentials, stage, scheme_guid)
     page, points = _make(fetched, stage, scheme_guid, segment, filters, name)
     _keep(key, page, points)
     return Served(page, points, fetched.from_cache_only)
@@ -102,9 +106,17 @@ def _scheme_name(credentials: Credentials, stage: str, scheme_guid: str) -> str 
         return None
 
 
-def _same_name(page: SectionPage, name: Future[str | None]) -> bool:
+def _name(asked: Future[str | None]) -> str | None:
+    """The name asked for, or None if it takes longer than the breadcrumbs are worth."""
+    try:
+        return asked.result(timeout=NAME_WAIT_SECONDS)
+    except TimeoutError:
+        return None
+
+
+def _same_name(page: SectionPage, asked: Future[str | None]) -> bool:
     """Whether the scheme is still called as the page says (or the service cannot say)."""
-    now = name.result()
+    now = _name(asked)
     return now is None or now == page.scheme_name
 
 
@@ -157,7 +169,7 @@ def _make(
         "points": shown, "points_markup": points_markup(shown, point_base), "total": len(points),
     }  # fmt: skip
     points_html = render_to_string("standards/section.html#points", context).encode()
-    context["scheme_name"] = scheme_name.result()  # asked for alongside, wanted only now
+    context["scheme_name"] = _name(scheme_name)  # asked for alongside, wanted only now
     page = SectionPage(
         version=fetched.version,
         refreshed=fetched.refreshed,

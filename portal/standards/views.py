@@ -8,6 +8,7 @@ from datetime import datetime
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.encoding import escape_uri_path
 from django.utils.safestring import mark_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
@@ -122,7 +123,8 @@ def section(
     if _wants_fragment(request):
         # The address shown and shared names only the filters set ("?critical=1"), not every
         # field of the form ("?aim=&revision=&critical=1").
-        return push_url(HttpResponse(served.points_html), request.path + filters.query)
+        address = escape_uri_path(request.path) + filters.query
+        return push_url(HttpResponse(served.points_html), address)
     page = served.page
     response = frames.render_kept(request, "standards/section.html", {
         "page": page,
@@ -224,8 +226,8 @@ def section_csv(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
     fetched = _section_or_404(request, stage, scheme_guid, sector_of(sector), prefix)
-    shown, filters = _shown(request, fetched.record)
-    return _download(exports.section_csv(shown), "text/csv; charset=utf-8",
+    points, filters = _points_and_filters(request, fetched.record)
+    return _download(exports.section_csv(filters.apply(points)), "text/csv; charset=utf-8",
                      exports.file_name(fetched.record, "csv", filters))  # fmt: skip
 
 
@@ -234,17 +236,19 @@ def section_pdf(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
     fetched = _section_or_404(request, stage, scheme_guid, sector_of(sector), prefix)
-    shown, filters = _shown(request, fetched.record)
+    points, filters = _points_and_filters(request, fetched.record)
     scheme_name = library.scheme_name(user_credentials(request), stage, scheme_guid) or ""
-    content = exports.section_pdf(fetched, shown, filters, scheme_name, stage)
+    content = exports.section_pdf(fetched, filters.apply(points), filters.described(points),
+                                  scheme_name, stage)  # fmt: skip
     return _download(content, "application/pdf", exports.file_name(fetched.record, "pdf", filters))
 
 
-def _shown(request: HttpRequest, section: records.SectionData) -> tuple[list[Point], Filters]:
-    """The section's points that the request's filters keep (all, with none), and the filters."""
+def _points_and_filters(
+    request: HttpRequest, section: records.SectionData
+) -> tuple[list[Point], Filters]:
+    """Every point of the section, and the request's filters less what none of them has."""
     points = arrange(section)
-    filters = _filters(request).within(points)
-    return filters.apply(points), filters
+    return points, _filters(request).within(points)
 
 
 def _download(content: bytes, content_type: str, name: str) -> HttpResponse:

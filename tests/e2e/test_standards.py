@@ -334,6 +334,11 @@ def test_a_phone_sized_screen_shows_the_section_without_sideways_scroll(
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert page.evaluate(ONE_LINE_LABELS), "a filter's label is broken across lines"
 
+    # A word far wider than the screen, searched for and said back, wraps.
+    page.goto(f"{portal_url}/standards/{CROPS_GUID}/search/?q={'x' * 120}")
+    expect(page.locator(".count")).to_contain_text("x" * 100)  # as much as is searched for
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
 
 # Whether the text of each filter's label ("Aim", "Revision") takes one line: a line is about
 # 1.55 em high, two over 3 em.

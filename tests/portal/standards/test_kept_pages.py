@@ -6,12 +6,14 @@ empties every page, and the points are made again whenever neither copy is left.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
 
+from portal.assurance.errors import Unavailable
 from portal.standards import library, pages
 from portal.standards.content import Filters
 from portal.standards.library import LIVE
@@ -176,3 +178,22 @@ def test_a_stale_page_whose_scheme_was_renamed_is_made_again(grower, settings):
     assert name in renamed
     assert "Former name" not in renamed
     assert kept_page().scheme_name == name
+
+
+def slow_name(*args) -> str:
+    time.sleep(1)
+    return "Too late"
+
+
+def no_name(*args) -> str:
+    raise Unavailable("The Assurance service cannot be reached.")
+
+
+@pytest.mark.parametrize("scheme_name", [slow_name, no_name], ids=["slow", "unavailable"])
+def test_a_page_whose_scheme_name_cannot_be_had_says_the_scheme(grower, monkeypatch, scheme_name):
+    monkeypatch.setattr(pages, "NAME_WAIT_SECONDS", 0.1)
+    monkeypatch.setattr(library, "scheme_name", scheme_name)
+    response = grower.get(STORAGE)
+    assert shown(response) == EVERY_POINT
+    assert f'<a href="/standards/{CROPS}/">The scheme</a>' in breadcrumbs(response)
+    assert kept_page().scheme_name is None  # so the next check for changes puts the name in

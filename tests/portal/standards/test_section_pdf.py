@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pypdf
 import pytest
@@ -51,6 +52,18 @@ def test_it_makes_a_checklist_of_only_the_points_the_filters_keep(grower):
     for point in points:
         line = f"CR.ST.{point['number']} {words(point['question'])}"
         assert (line in text) == (point in critical), line
+
+
+def test_a_checklist_of_no_point_still_names_what_it_was_narrowed_to(grower):
+    page = grower.get(f"/standards/{CROPS}/CR/ST/").content.decode()
+    [traceability] = re.findall(r'<option value="([^"]+)"[^>]*>Traceability</option>', page)
+    response = grower.get(f"/standards/{CROPS}/CR/ST/checklist.pdf?aim={traceability}&critical=1")
+    reader = pypdf.PdfReader(io.BytesIO(response.content))
+    text = words(" ".join(page.extract_text() for page in reader.pages))
+    assert (
+        "checklist of 0 standard points (only those with critical answers, serving the aim "
+        "Traceability)" in text
+    )
 
 
 def test_it_answers_404_for_an_unknown_section(grower):
