@@ -17,17 +17,17 @@ Where a target is missed it profiles `codec.decode` and prints where the time go
 
 from __future__ import annotations
 
-import cProfile
 import gc
-import io
 import json
-import pstats
 import random
 from datetime import UTC, datetime, timedelta
 
 import defusedxml.ElementTree as SafeElementTree
 
 from bench.common import (
+    BENCH_POINTS,
+    BENCH_PREFIX,
+    BENCH_SECTOR,
     Target,
     Timing,
     heading,
@@ -35,6 +35,7 @@ from bench.common import (
     ms,
     print_table,
     print_targets,
+    profile_by_own_time,
     size,
     time_calls,
 )
@@ -43,14 +44,14 @@ from portal.assurance.codec import Format
 from sandbox.ids import guid_for
 from sandbox.text import AIMS, ANSWERS, AUDIT_POINTS, QUESTIONS, Text
 
-POINTS, AUDIT_POINTS_PER_POINT, ANSWERS_PER_POINT = 300, 2, 3
+AUDIT_POINTS_PER_POINT, ANSWERS_PER_POINT = 2, 3
 WARMUP, RUNS = 5, 30
 PROFILE_RUNS = 10
 JSON_RATIO, XML_RATIO = 2.0, 3.0
 SEED = "bench:client"
 
 
-def build_section(points: int = POINTS) -> records.SectionData:
+def build_section(points: int = BENCH_POINTS) -> records.SectionData:
     """A section of `points` standard points, with audit points, answers, aims and links."""
     rng = random.Random(SEED)
     text = Text(rng)
@@ -66,16 +67,16 @@ def build_section(points: int = POINTS) -> records.SectionData:
     ]  # fmt: skip
     section = records.SectionData(
         scheme_guid=guid_for(f"{SEED}:scheme"),
-        sector_prefix="BM",
+        sector_prefix=BENCH_SECTOR,
         section_guid=guid_for(f"{SEED}:section"),
-        section_name="Grain stores (BM.BX)",
-        section_prefix="BX",
+        section_name=f"Grain stores ({BENCH_SECTOR}.{BENCH_PREFIX})",
+        section_prefix=BENCH_PREFIX,
         cache_date=changed,
         categories=categories,
         what_has_changed="<p>Points BX.12 and BX.40 were revised; BX.300 is new.</p>",
     )
     for number in range(1, points + 1):
-        reference = f"BM.BX.{number}"
+        reference = f"{BENCH_SECTOR}.{BENCH_PREFIX}.{number}"
         point_guid = guid_for(f"{SEED}:point:{reference}")
         section.standard_points.append(
             records.StandardPoint(
@@ -148,19 +149,9 @@ def _row(name: str, timing: Timing, n_bytes: int | None = None, ratio: float | N
     ]
 
 
-def _profile(body: bytes, fmt: Format) -> str:
+def _profile_decode(body: bytes, fmt: Format) -> str:
     """The top of a cProfile of `codec.decode(body, SectionData, fmt)`, by own time."""
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(PROFILE_RUNS):
-        codec.decode(body, records.SectionData, fmt)
-    profiler.disable()
-    out = io.StringIO()
-    stats = pstats.Stats(profiler, stream=out)
-    stats.sort_stats("tottime").print_stats(14)
-    lines = out.getvalue().splitlines()
-    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
-    return "\n".join(line for line in lines[start:] if line.strip())
+    return profile_by_own_time(lambda: codec.decode(body, records.SectionData, fmt), PROFILE_RUNS)
 
 
 def main() -> None:
@@ -212,7 +203,7 @@ def main() -> None:
                 f"\nWhere codec.decode ({fmt.name}) spends its time, {PROFILE_RUNS} decodes under "
                 "cProfile (own time first; cProfile inflates the many small calls):"
             )
-            print(_profile(bodies[fmt], fmt))
+            print(_profile_decode(bodies[fmt], fmt))
     print(f"\nMachine after: {machine_load()}")
     print()
     print_targets(targets)

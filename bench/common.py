@@ -1,4 +1,5 @@
-"""What the benchmarks share: a sandbox of their own, timing, and the report they print.
+"""What the benchmarks share: the benchmark section, a sandbox of their own, timing, profiles,
+and the report they print.
 
 Benchmarks report; they never fail the build. Every loop has a fixed count, all traffic goes to
 127.0.0.1, and a sandbox a benchmark starts is stopped however the benchmark ends.
@@ -6,8 +7,11 @@ Benchmarks report; they never fail the build. Every loop has a fixed count, all 
 
 from __future__ import annotations
 
+import cProfile
+import io
 import math
 import os
+import pstats
 import socket
 import statistics
 import subprocess
@@ -21,11 +25,19 @@ from tempfile import TemporaryDirectory
 
 import requests
 
+from sandbox.ids import guid_for
+
 ROOT = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
 REQUEST_TIMEOUT = 30  # seconds, for any one request
-START_TIMEOUT = 90  # seconds for a sandbox to answer after it is started
+START_TIMEOUT = 90  # seconds for a server to answer after it is started
 DEMO_USER, DEMO_PASSWORD = "grower", "grower-demo-pass"
+
+# The section `generate_large_data` makes for the benchmarks, BM.BX of the benchmark scheme with
+# 300 points: sandbox.generate's SCHEME_GUID, BENCH_SECTOR, BENCH_PREFIX and BENCH_POINTS, which
+# cannot be imported from there before Django is set up.
+SCHEME_GUID = guid_for("scheme:benchmark")
+BENCH_SECTOR, BENCH_PREFIX, BENCH_POINTS = "BM", "BX", 300
 
 
 # --- a sandbox of the benchmark's own -------------------------------------------------------------
@@ -35,6 +47,13 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind((LOOPBACK, 0))
         return s.getsockname()[1]
+
+
+def loopback_session() -> requests.Session:
+    """A keep-alive session that never goes through a proxy (loopback only)."""
+    session = requests.Session()
+    session.trust_env = False
+    return session
 
 
 @dataclass
@@ -56,10 +75,7 @@ class Sandbox:
         return f"{self.url}{path}"
 
     def session(self) -> requests.Session:
-        """A keep-alive session that never goes through a proxy (loopback only)."""
-        session = requests.Session()
-        session.trust_env = False
-        return session
+        return loopback_session()
 
     def token(self, username: str = DEMO_USER, password: str = DEMO_PASSWORD) -> str:
         """A bearer token from one login (basic auth would cost a PBKDF2 check per request)."""
@@ -125,40 +141,52 @@ def start_sandbox(
         )  # fmt: skip
     sandbox = Sandbox(f"http://{LOOPBACK}:{port}", process, database, log, workers, setup)
     try:
-        _wait_until_it_answers(sandbox)
+        wait_until_it_answers(process, log, sandbox.endpoint("/"))
     except BaseException:
-        stop_sandbox(sandbox)
+        stop_process(process)
         raise
     setup["start"] = time.perf_counter() - started
     return sandbox
 
 
-def _wait_until_it_answers(sandbox: Sandbox) -> None:
-    session = sandbox.session()
-    deadline = time.monotonic() + START_TIMEOUT
+def wait_until_it_answers(
+    process: subprocess.Popen, log: Path, url: str, time_limit: float = START_TIMEOUT
+) -> None:
+    """Returns once GET `url` answers 200; raises, with the server's `log`, if `process` stops
+    or `time_limit` seconds pass first."""
+    session = loopback_session()
+    deadline = time.monotonic() + time_limit
+    answered = "nothing"
     while time.monotonic() < deadline:
-        if sandbox.process.poll() is not None:
-            raise RuntimeError(f"The sandbox stopped on start:\n{sandbox.log.read_text()}")
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"The server for {url} stopped on start (exit status {process.returncode}):\n"
+                f"{log.read_text()}"
+            )
         try:
-            session.get(sandbox.endpoint("/"), timeout=5)
-            return
+            status = session.get(url, timeout=5).status_code
         except (requests.ConnectionError, requests.Timeout):  # not listening, or still loading
-            time.sleep(0.2)
+            status = None
+        if status == 200:
+            return
+        if status is not None:
+            answered = f"status {status}"
+        time.sleep(0.2)
     raise RuntimeError(
-        f"The sandbox did not answer in {START_TIMEOUT} s:\n{sandbox.log.read_text()}"
+        f"GET {url} did not answer 200 in {time_limit} s (last: {answered}):\n{log.read_text()}"
     )
 
 
-def stop_sandbox(sandbox: Sandbox) -> None:
-    """Stops gunicorn (the process `scripts.sandbox` became) and its workers."""
-    if sandbox.process.poll() is not None:
+def stop_process(process: subprocess.Popen) -> None:
+    """Stops a server the benchmark started (gunicorn stops its workers with it)."""
+    if process.poll() is not None:
         return
-    sandbox.process.terminate()
+    process.terminate()
     try:
-        sandbox.process.wait(timeout=15)
+        process.wait(timeout=15)
     except subprocess.TimeoutExpired:
-        sandbox.process.kill()
-        sandbox.process.wait(timeout=5)
+        process.kill()
+        process.wait(timeout=5)
 
 
 @contextmanager
@@ -169,7 +197,7 @@ def running_sandbox(**options) -> Iterator[Sandbox]:
         try:
             yield sandbox
         finally:
-            stop_sandbox(sandbox)
+            stop_process(sandbox.process)
 
 
 # --- timing ---------------------------------------------------------------------------------------
@@ -210,6 +238,27 @@ def time_calls(call: Callable[[], object], count: int, warmup: int = 0) -> Timin
         call()
         samples.append((time.perf_counter() - started) * 1000)
     return Timing(tuple(samples))
+
+
+def profile_by_own_time(
+    call: Callable[[], object],
+    runs: int,
+    top: int = 14,
+    before: Callable[[], object] = lambda: None,
+) -> str:
+    """The `top` functions by own time of `runs` calls of `call` under cProfile, from the column
+    headings on; `before` runs unprofiled ahead of each call."""
+    profiler = cProfile.Profile()
+    for _ in range(runs):
+        before()
+        profiler.enable()
+        call()
+        profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
+    lines = out.getvalue().splitlines()
+    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
+    return "\n".join(line for line in lines[start:] if line.strip())
 
 
 # --- the report -----------------------------------------------------------------------------------

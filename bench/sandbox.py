@@ -21,7 +21,10 @@ from collections import Counter
 from contextlib import closing
 
 from bench.common import (
+    BENCH_POINTS,
+    BENCH_PREFIX,
     REQUEST_TIMEOUT,
+    SCHEME_GUID,
     Sandbox,
     Target,
     Timing,
@@ -34,10 +37,7 @@ from bench.common import (
     size,
     time_calls,
 )
-from sandbox.ids import guid_for
 
-SCHEME_GUID = guid_for("scheme:benchmark")
-SECTION, SECTION_POINTS = "BX", 300
 SECTION_WARMUP, SECTION_REQUESTS = 5, 50
 PDF_WARMUP, PDF_RENDERS = 2, 20
 IN_PROCESS_WARMUP, IN_PROCESS_RUNS = 3, 20
@@ -72,7 +72,7 @@ def main() -> None:
         _print_setup(sandbox)
         session = sandbox.session()
         session.headers["Authorization"] = f"Bearer {sandbox.token()}"
-        section_path = f"/v1/standards/{SCHEME_GUID}/{SECTION}.eb"
+        section_path = f"/v1/standards/{SCHEME_GUID}/{BENCH_PREFIX}.eb"
         http_rows, targets = [], []
         for name, media_type in FORMATS.items():
             timing, n_bytes = _time_get(
@@ -82,7 +82,7 @@ def main() -> None:
                 SECTION_REQUESTS,
                 SECTION_WARMUP,
             )
-            http_rows.append(_row(f"GET section {SECTION} ({name})", timing, n_bytes))
+            http_rows.append(_row(f"GET section {BENCH_PREFIX} ({name})", timing, n_bytes))
             targets.append(Target(f"section data {name}, median", timing.median, SECTION_MEDIAN_MS))
 
         _use_sandbox_database(sandbox)
@@ -166,8 +166,8 @@ def _check_answer(session, url: str, media_type: str) -> None:
     response = session.get(url, headers={"Accept": media_type}, timeout=REQUEST_TIMEOUT)
     if media_type == "application/json":
         points = len(response.json()["StandardPoints"])
-        if points != SECTION_POINTS:
-            raise RuntimeError(f"section {SECTION} has {points} points, not {SECTION_POINTS}")
+        if points != BENCH_POINTS:
+            raise RuntimeError(f"section {BENCH_PREFIX} has {points} points, not {BENCH_POINTS}")
     elif media_type == "application/pdf" and not response.content.startswith(b"%PDF-"):
         raise RuntimeError("the passport did not come as a PDF")
 
@@ -201,7 +201,7 @@ def _section_breakdown(sandbox: Sandbox) -> list[list[str]]:
     from sandbox import standards
 
     def build():
-        return standards.section_data(standards.find_section("live", SCHEME_GUID, SECTION, ""))
+        return standards.section_data(standards.find_section("live", SCHEME_GUID, BENCH_PREFIX, ""))
 
     with CaptureQueriesContext(connection) as captured:
         record = build()

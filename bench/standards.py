@@ -36,12 +36,10 @@ where the time goes.
 
 from __future__ import annotations
 
-import cProfile
 import http.client
 import io
 import itertools
 import os
-import pstats
 import re
 import shutil
 import signal
@@ -58,30 +56,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
-import requests
-
 from bench.common import (
+    BENCH_POINTS,
+    BENCH_PREFIX,
+    BENCH_SECTOR,
     DEMO_PASSWORD,
     DEMO_USER,
     LOOPBACK,
     REQUEST_TIMEOUT,
     ROOT,
-    START_TIMEOUT,
+    SCHEME_GUID,
     Sandbox,
     Target,
     Timing,
     free_port,
     heading,
+    loopback_session,
     machine_load,
     ms,
     print_table,
     print_targets,
+    profile_by_own_time,
     size,
     start_sandbox,
-    stop_sandbox,
+    stop_process,
+    wait_until_it_answers,
 )
 
-SECTOR, SECTION, SECTION_POINTS = "BM", "BX", 300
 PORTAL_WORKERS, PORTAL_THREADS = 2, 4  # as scripts/run.py starts the portal
 
 CONCURRENCY = 16
@@ -105,12 +106,6 @@ CACHE_DIR_VARIABLE = "BENCH_PORTAL_CACHE_DIR"
 # (`class="point` alone also matches each point's point-question, point-body and point-facts.)
 POINT_MARK = b'<details class="point'
 HEALTH_BODY = b"ok\n"
-
-
-def _scheme_guid() -> str:
-    from sandbox.ids import guid_for
-
-    return guid_for("scheme:benchmark")
 
 
 # --- the portal under gunicorn --------------------------------------------------------------------
@@ -276,8 +271,8 @@ def start_portal(stack: ExitStack, directory: Path, sandbox: Sandbox) -> Portal:
             preexec_fn=_stop_with_parent,
         )  # fmt: skip
     portal = Portal(f"http://{LOOPBACK}:{port}", port, process, log, env, database_note, cache)
-    stack.callback(_stop, process)
-    _wait_for_health(portal)
+    stack.callback(stop_process, process)
+    wait_until_it_answers(process, log, f"{portal.url}/healthz")
     setup["start"] = time.perf_counter() - started
     portal.setup_seconds = setup
     return portal
@@ -292,35 +287,6 @@ def _stop_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _wait_for_health(portal: Portal) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if portal.process.poll() is not None:
-            raise RuntimeError(f"The portal stopped on start:\n{portal.log.read_text()}")
-        try:
-            connection = http.client.HTTPConnection(LOOPBACK, portal.port, timeout=5)
-            connection.request("GET", "/healthz")
-            if connection.getresponse().status == 200:
-                connection.close()
-                return
-            connection.close()
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"The portal did not answer in {START_TIMEOUT} s:\n{portal.log.read_text()}")
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=5)
-
-
 # --- signing in -----------------------------------------------------------------------------------
 
 _CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
@@ -328,8 +294,7 @@ _CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 def sign_in(portal: Portal) -> dict[str, str]:
     """Signs in as grower through the form, as a browser does; the cookies it ends with."""
-    session = requests.Session()
-    session.trust_env = False
+    session = loopback_session()
     url = f"{portal.url}/accounts/sign-in/"
     form = session.get(url, timeout=REQUEST_TIMEOUT)
     found = _CSRF_FIELD.search(form.text)
@@ -363,7 +328,7 @@ def _page_problem(status: int, body: bytes) -> str | None:
     if status != 200:
         return f"status {status}"
     points = body.count(POINT_MARK)
-    return None if points == SECTION_POINTS else f"{points} points, not {SECTION_POINTS}"
+    return None if points == BENCH_POINTS else f"{points} points, not {BENCH_POINTS}"
 
 
 POINTS_START = b'<div id="points">'
@@ -539,33 +504,23 @@ def _empty_cache(portal: Portal, read_session_back: Callable[[], tuple[int, byte
         raise RuntimeError(f"GET {HOME_PATH} (signed in): {problem}")
 
 
-def measure_cold(portal: Portal, sandbox: Sandbox, path: str, headers: dict[str, str]):
+def measure_cold(
+    portal: Portal, sandbox: Sandbox, path: str, headers: dict[str, str]
+) -> tuple[Timing, Timing]:
     """The cold page and the upstream call alone, interleaved: (page, upstream) Timings."""
     from portal.assurance.client import BearerToken
     from portal.upstream import build_client
 
-    scheme_guid = _scheme_guid()
-    upstream = build_client(base_url=sandbox.url)
     credentials = BearerToken(sandbox.token())
+    _warm_sandbox_workers(sandbox, credentials.token)
+    upstream = build_client(base_url=sandbox.url)
 
     def call_upstream():
-        record = upstream.section_data(credentials, scheme_guid, SECTION, sector=SECTOR)
-        if len(record.standard_points) != SECTION_POINTS:
+        record = upstream.section_data(credentials, SCHEME_GUID, BENCH_PREFIX, sector=BENCH_SECTOR)
+        if len(record.standard_points) != BENCH_POINTS:
             raise RuntimeError(f"section_data has {len(record.standard_points)} points")
         return record
 
-    section_url = sandbox.endpoint(f"/v1/standards/{scheme_guid}/{SECTION}.eb")
-    for _ in range(SANDBOX_WARMUP):  # a new connection each, to reach every sandbox worker
-        with sandbox.session() as session:
-            session.get(
-                section_url,
-                params={"SectorPrefixFilter": SECTOR},
-                headers={
-                    "Authorization": f"Bearer {credentials.token}",
-                    "Accept": "application/json",
-                },
-                timeout=REQUEST_TIMEOUT,
-            ).raise_for_status()
     connection = http.client.HTTPConnection(LOOPBACK, portal.port, timeout=REQUEST_TIMEOUT)
     page, alone = [], []
     try:
@@ -584,7 +539,21 @@ def measure_cold(portal: Portal, sandbox: Sandbox, path: str, headers: dict[str,
                 alone.append(took_alone)
     finally:
         connection.close()
-    return Timing(tuple(page)), Timing(tuple(alone)), upstream, credentials
+        upstream.close()
+    return Timing(tuple(page)), Timing(tuple(alone))
+
+
+def _warm_sandbox_workers(sandbox: Sandbox, token: str) -> None:
+    """Asks for the section on a new connection each time, to reach every sandbox worker."""
+    section_url = sandbox.endpoint(f"/v1/standards/{SCHEME_GUID}/{BENCH_PREFIX}.eb")
+    for _ in range(SANDBOX_WARMUP):
+        with sandbox.session() as session:
+            session.get(
+                section_url,
+                params={"SectorPrefixFilter": BENCH_SECTOR},
+                headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+                timeout=REQUEST_TIMEOUT,
+            ).raise_for_status()
 
 
 # --- where the time goes, in this process ---------------------------------------------------------
@@ -640,7 +609,9 @@ def _wsgi_get(handler, path: str, cookie: str | None) -> tuple[int, bytes]:
     return int(statuses[0].split()[0]), body
 
 
-def breakdown(portal: Portal, path: str, cookies: dict[str, str], upstream, credentials):
+def breakdown(
+    portal: Portal, path: str, cookies: dict[str, str]
+) -> tuple[list[list[str]], str, str]:
     """The page's parts timed one by one in this process, with the portal's database and cache;
     and cProfiles of the whole view, warm and cold."""
     from django.core.handlers.wsgi import WSGIHandler
@@ -663,9 +634,9 @@ def breakdown(portal: Portal, path: str, cookies: dict[str, str], upstream, cred
     view()
     rows: list[list[str]] = []
 
-    def row(name: str, spent: Spent, note: str = "") -> None:
-        rows.append([name, str(spent.wall.n), ms(spent.wall.median), ms(spent.wall.minimum),
-                     ms(spent.cpu.median), note])  # fmt: skip
+    def row(name: str, spent: Spent) -> None:
+        wall, cpu = spent.wall, spent.cpu
+        rows.append([name, str(wall.n), ms(wall.median), ms(wall.minimum), ms(cpu.median)])
 
     row("/healthz, no cookie (WSGI handler, all middleware)", _spent(lambda: health(False), 50, 5))
     row("/healthz with the session cookie", _spent(lambda: health(True), 50, 5))
@@ -673,28 +644,8 @@ def breakdown(portal: Portal, path: str, cookies: dict[str, str], upstream, cred
     cold = _spent(view, PROFILE_RUNS, before=empty_cache)
     row("section page, cold (the cache emptied, the session back)", cold)
 
-    cold_profile = _profile(view, PROFILE_RUNS, before=empty_cache)
-    return rows, _profile(view, PROFILE_RUNS * 2), cold_profile
-
-
-def _profile(
-    call: Callable[[], object],
-    runs: int,
-    top: int = 14,
-    before: Callable[[], object] = lambda: None,
-) -> str:
-    """`call` under cProfile, with `before` run unprofiled ahead of each."""
-    profiler = cProfile.Profile()
-    for _ in range(runs):
-        before()
-        profiler.enable()
-        call()
-        profiler.disable()
-    out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
-    lines = out.getvalue().splitlines()
-    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
-    return "\n".join(line for line in lines[start:] if line.strip())
+    cold_profile = profile_by_own_time(view, PROFILE_RUNS, before=empty_cache)
+    return rows, profile_by_own_time(view, PROFILE_RUNS * 2), cold_profile
 
 
 @dataclass(frozen=True)
@@ -719,13 +670,12 @@ def main() -> None:
     # cache are still stopped, dropped and flushed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     print(f"Machine before: {machine_load()}")
-    scheme_guid = _scheme_guid()
-    path = f"/standards/{scheme_guid}/{SECTOR}/{SECTION}/"
+    path = f"/standards/{SCHEME_GUID}/{BENCH_SECTOR}/{BENCH_PREFIX}/"
     with ExitStack() as stack:
         directory = Path(stack.enter_context(TemporaryDirectory(prefix="bench-standards-")))
         (directory / "sandbox").mkdir()
         sandbox = start_sandbox(directory / "sandbox")
-        stack.callback(stop_sandbox, sandbox)
+        stack.callback(stop_process, sandbox.process)
         portal = start_portal(stack, directory, sandbox)
         _print_setup(sandbox, portal)
 
@@ -753,7 +703,7 @@ def main() -> None:
         ratio = statistics.median(r[0] for r in rounds)
 
         _setup_django(portal)
-        cold, alone, upstream, credentials = measure_cold(portal, sandbox, path, headers)
+        cold, alone = measure_cold(portal, sandbox, path, headers)
         targets = [
             AtLeast(
                 f"warm page / bare page, throughput (median of {WARM_ROUNDS} rounds)",
@@ -770,14 +720,13 @@ def main() -> None:
         ]
         parts = None
         if not all(t.passed for t in targets):
-            parts = breakdown(portal, path, cookies, upstream, credentials)
-        upstream.close()
+            parts = breakdown(portal, path, cookies)
 
     print(
         f"\nUnder load: {CONCURRENCY} keep-alive connections (Python threads, http.client), "
         f"{LOAD_SECONDS:.0f} s each after {LOAD_WARMUP_SECONDS} s untimed, the page and the "
         f"bare page in turn for {WARM_ROUNDS} rounds; every answer checked (200, and the page "
-        f"with its {SECTION_POINTS} points or 'ok'):"
+        f"with its {BENCH_POINTS} points or 'ok'):"
     )
     print_table(
         ["page", "requests", "throughput", "median", "p95", "size"],
@@ -816,7 +765,7 @@ def main() -> None:
             "whole page through Django's WSGI handler, then its parts alone; wall-clock median "
             "and min, and this thread's CPU median):"
         )
-        print_table(["step", "n", "median", "min", "CPU", "note"], rows)
+        print_table(["step", "n", "median", "min", "CPU"], rows)
         if not targets[0].passed:
             print("\nThe warm view under cProfile, by own time (cProfile inflates small calls):")
             print(warm_profile)

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import requests
@@ -28,11 +29,12 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     try:
-        output = _read_until(run, "Press Ctrl-C to stop.", seconds=90)
-        assert f"Assurance portal:           http://127.0.0.1:{portal_port}/" in output
-        assert "grower     grower-demo-pass" in output
+        output = _Output(run)
+        started = output.wait_for("Press Ctrl-C to stop.", seconds=90)
+        assert f"Assurance portal:           http://127.0.0.1:{portal_port}/" in started
+        assert "grower     grower-demo-pass" in started
         time.sleep(5)  # a process that fails on start (the worker, say) has stopped by now
-        assert run.poll() is None, output + (run.stdout.read() if run.stdout else "")
+        assert run.poll() is None, output.text()
         sign_in = requests.get(f"http://127.0.0.1:{portal_port}/accounts/sign-in/", timeout=10)
         assert sign_in.status_code == 200
         assert requests.get(f"http://127.0.0.1:{sandbox_port}/", timeout=10).status_code == 200
@@ -41,13 +43,27 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         run.wait(timeout=30)
 
 
-def _read_until(process: subprocess.Popen, marker: str, seconds: float) -> str:
-    lines, deadline = [], time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line and process.poll() is not None:
-            break
-        lines.append(line)
-        if marker in line:
-            return "".join(lines)
-    raise AssertionError("make run did not start:\n" + "".join(lines))
+class _Output:
+    """A process's output, read to its end by a thread of its own: a silent process cannot
+    hold the test past its time, nor a chatty one fill the pipe."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, args=(process,), daemon=True)
+        self._reader.start()
+
+    def _read(self, process: subprocess.Popen) -> None:
+        for line in process.stdout:
+            self.lines.append(line)
+
+    def wait_for(self, marker: str, seconds: float) -> str:
+        """The output up to the first line with `marker`."""
+        deadline = time.monotonic() + seconds
+        while not any(marker in line for line in self.lines):
+            if time.monotonic() > deadline or not self._reader.is_alive():
+                raise AssertionError("make run did not start:\n" + self.text())
+            time.sleep(0.1)
+        return self.text()
+
+    def text(self) -> str:
+        return "".join(self.lines)

@@ -19,8 +19,6 @@ from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired, UnexpectedResponse
 from portal.upstream import client
 
-BACKEND = "portal.accounts.backends.CachedUserBackend"
-
 
 def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseUser:
     """Signs in upstream for a token, mirrors the account locally, starts the session.
@@ -30,7 +28,7 @@ def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseU
     authorization = client().login(username, password)
     token = BearerToken(authorization.token)
     user = _mirror(username, _account_name(token))
-    login(request, user, backend=BACKEND)  # a new session key
+    login(request, user)  # a new session key, with the one backend of the settings
     credentials.keep(request.session, authorization.token, authorization.expires)
     return user
 
@@ -47,11 +45,17 @@ def _account_name(token: BearerToken) -> str:
     return authorisation.username
 
 
-def _mirror(entered: str, username: str) -> AbstractBaseUser:
-    # Only the upstream signs portal users in: their local password is unusable.
+def portal_user(username: str) -> AbstractBaseUser:
+    """The portal's user for the service's account `username`, made on first need. Only the
+    service signs portal users in: their local password is unusable."""
     user, _ = get_user_model().objects.get_or_create(
         username=username, defaults={"password": make_password(None)}
     )
+    return user
+
+
+def _mirror(entered: str, username: str) -> AbstractBaseUser:
+    user = portal_user(username)
     changed = []
     if "@" in entered and user.email != entered:
         user.email = entered

@@ -142,15 +142,13 @@ class Filters:
     def active(self) -> bool:
         return bool(self.aim or self.critical or self.revision)
 
-    def within(self, points: list[Point]) -> Filters:
-        """These filters less an aim or revision that none of `points` has: a mistyped address
+    def within(self, choices: Choices) -> Filters:
+        """These filters less an aim or revision the section does not have: a mistyped address
         filters nothing, as the filters' lists then say."""
-        aims = {aim.guid for p in points for aim in p.aims}
-        revisions = {p.point.revision_status for p in points}
         return replace(
             self,
-            aim=self.aim if self.aim in aims else "",
-            revision=self.revision if self.revision in revisions else "",
+            aim=self.aim if self.aim in choices.aims else "",
+            revision=self.revision if self.revision in choices.revisions else "",
         )
 
     def apply(self, points: list[Point]) -> list[Point]:
@@ -170,12 +168,25 @@ class Filters:
         chosen = urlencode([(name, value) for name, value in pairs if value])
         return f"?{chosen}" if chosen else ""
 
-    def described(self, points: list[Point]) -> list[str]:
-        """What the filters keep, in words, with the aim named as it is among `points` (all the
-        section's, so that it is named even when the filters keep none)."""
-        aim = next((a.name or "" for p in points for a in p.aims if a.guid == self.aim), "")
+    def described(self, choices: Choices) -> list[str]:
+        """What the filters keep, in words, with the aim named as the section names it."""
         return [
             *(["with critical answers"] if self.critical else []),
-            *([f"serving the aim {aim}"] if self.aim else []),
+            *([f"serving the aim {choices.aims.get(self.aim, '')}"] if self.aim else []),
             *([f"of revision {self.revision}"] if self.revision else []),
         ]
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """What a section's filters offer: its aims (GUID to name, in order of name) and the
+    revision statuses of its points."""
+
+    aims: dict[str, str]
+    revisions: list[str]
+
+    @classmethod
+    def of(cls, points: list[Point]) -> Choices:
+        aims = {aim.guid: aim.name or "" for p in points for aim in p.aims if aim.guid}
+        revisions = {p.point.revision_status for p in points} - {None, ""}
+        return cls(dict(sorted(aims.items(), key=lambda item: item[1])), sorted(revisions))

@@ -25,7 +25,7 @@ from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.assurance.errors import Unavailable, UnexpectedResponse
 from portal.standards import library
-from portal.standards.content import Filters, arrange
+from portal.standards.content import Choices, Filters, arrange
 from portal.standards.library import PREVIEW, sector_of
 from portal.standards.markup import points_markup
 from portal.standards.templatetags.standards import standards_url
@@ -51,6 +51,10 @@ class Served:
     page: SectionPage
     points_html: bytes
     from_cache_only: bool = False  # the upstream could not be reached; this is the last copy
+
+    @property
+    def refreshed(self) -> datetime:  # as library.Fetched has it, for refreshed.html
+        return self.page.refreshed
 
 
 _ALONGSIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="standards")
@@ -136,6 +140,12 @@ def _keep(key: str, page: SectionPage, points: bytes) -> None:
     _hold(page.points_digest, points)
 
 
+def forget() -> None:
+    """Drops the points this process holds (the shared cache keeps its own)."""
+    with _points_lock:
+        _points_in_memory.clear()
+
+
 def _hold(digest: str, points: bytes) -> None:
     if len(points) <= POINTS_IN_MEMORY_BYTES:
         with _points_lock:
@@ -156,16 +166,14 @@ def _make(
 ) -> tuple[SectionPage, bytes]:
     section = fetched.record
     points = arrange(section)
-    aims = {aim.guid: aim.name or "" for p in points for aim in p.aims}
-    revisions = sorted({p.point.revision_status or "" for p in points} - {""})
-    filters = filters.within(points)
+    choices = Choices.of(points)
+    filters = filters.within(choices)
     shown = filters.apply(points)
     point_base = standards_url("point", stage, scheme_guid, "X").removesuffix("X/")
     context = {
         "stage": stage, "scheme_guid": scheme_guid, "sector_segment": segment,
         "section": section, "filters": filters,
-        "aims": sorted(aims.items(), key=lambda item: item[1]),
-        "revisions": revisions,
+        "choices": choices,
         "points": shown, "points_markup": points_markup(shown, point_base), "total": len(points),
     }  # fmt: skip
     points_html = render_to_string("standards/section.html#points", context).encode()

@@ -18,7 +18,7 @@ from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import NotFound
 from portal.standards import compare, exports, library, pages
-from portal.standards.content import Filters, Point, arrange
+from portal.standards.content import Choices, Filters, Point, arrange
 from portal.standards.library import LIVE, PREVIEW, sector_of, sector_segment
 from portal.standards.markup import point_markup
 from portal.standards.search import SectionHits, is_reference, matches
@@ -128,7 +128,7 @@ def section(
     page = served.page
     response = frames.render_kept(request, "standards/section.html", {
         "page": page,
-        "fetched": [library.Fetched(None, page.refreshed, served.from_cache_only)],
+        "fetched": [served],
         "content_mark": mark_safe(CONTENT_MARK),  # noqa: S308 (a constant)
     }, vary=(page.title, _to_the_minute(page.refreshed), served.from_cache_only))  # fmt: skip
     # The kept heading and points take the mark's place in the frame.
@@ -226,8 +226,8 @@ def section_csv(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
     fetched = _section_or_404(request, stage, scheme_guid, sector_of(sector), prefix)
-    points, filters = _points_and_filters(request, fetched.record)
-    return _download(exports.section_csv(filters.apply(points)), "text/csv; charset=utf-8",
+    kept, filters, _ = _kept_points(request, fetched.record)
+    return _download(exports.section_csv(kept), "text/csv; charset=utf-8",
                      exports.file_name(fetched.record, "csv", filters))  # fmt: skip
 
 
@@ -236,19 +236,21 @@ def section_pdf(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
     fetched = _section_or_404(request, stage, scheme_guid, sector_of(sector), prefix)
-    points, filters = _points_and_filters(request, fetched.record)
+    kept, filters, choices = _kept_points(request, fetched.record)
     scheme_name = library.scheme_name(user_credentials(request), stage, scheme_guid) or ""
-    content = exports.section_pdf(fetched, filters.apply(points), filters.described(points),
-                                  scheme_name, stage)  # fmt: skip
+    content = exports.section_pdf(fetched, kept, filters.described(choices), scheme_name, stage)
     return _download(content, "application/pdf", exports.file_name(fetched.record, "pdf", filters))
 
 
-def _points_and_filters(
+def _kept_points(
     request: HttpRequest, section: records.SectionData
-) -> tuple[list[Point], Filters]:
-    """Every point of the section, and the request's filters less what none of them has."""
+) -> tuple[list[Point], Filters, Choices]:
+    """The points that the request's filters keep, the filters less what the section does not
+    have, and what they choose from."""
     points = arrange(section)
-    return points, _filters(request).within(points)
+    choices = Choices.of(points)
+    filters = _filters(request).within(choices)
+    return filters.apply(points), filters, choices
 
 
 def _download(content: bytes, content_type: str, name: str) -> HttpResponse:

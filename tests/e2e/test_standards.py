@@ -3,23 +3,26 @@ filter, the points' folding, print, no JavaScript and a phone-sized screen."""
 
 from __future__ import annotations
 
-import io
 import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import Page, expect
-from pypdf import PdfReader
 
-from sandbox.ids import guid_for
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in
+from tests.portal.standards.helpers import CROPS as CROPS_GUID
+from tests.portal.standards.helpers import (
+    demo,
+    demo_critical_references,
+    demo_references,
+    pdf_words,
+)
 
 pytestmark = pytest.mark.browser
 
-CROPS = "Combinable Crops and Sugar Beet"
-CROPS_GUID = guid_for("scheme:crops")
-STORAGE_POINTS = 21  # CR.ST in sandbox/demo/data/crops.json
-STORAGE_CRITICAL = 7  # of them with a critical answer: 3.2, 5, 6.1, 9, 12, 13, 16
+CROPS = demo("crops")["name"]
+STORAGE_POINTS = len(demo_references("crops", "CR.ST"))
+STORAGE_CRITICAL = len(demo_critical_references("crops", "CR.ST"))
 
 
 def _query(url: str) -> dict[str, list[str]]:
@@ -91,8 +94,8 @@ def test_a_grower_finds_a_section_filters_searches_compares_and_downloads(
             "link", name=f"Download a PDF checklist of these {STORAGE_CRITICAL}"
         ).click()
     assert download.value.suggested_filename == "CR.ST-storage-filtered.pdf"
-    text = "\n".join(p.extract_text() for p in PdfReader(download.value.path()).pages)
-    assert f"checklist of {STORAGE_CRITICAL} standard points" in " ".join(text.split())
+    text = pdf_words(download.value.path().read_bytes())
+    assert f"checklist of {STORAGE_CRITICAL} standard points" in text
     assert_accessible(page)
 
     # The pushed address is a page of its own: reloaded, it is the whole page, still narrowed.
@@ -166,7 +169,7 @@ def test_a_grower_finds_a_section_filters_searches_compares_and_downloads(
     assert download.value.suggested_filename == "CR.ST-storage.pdf"
     content = download.value.path().read_bytes()
     assert content.startswith(b"%PDF")
-    text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(content)).pages)
+    text = pdf_words(content)
     assert "CR.ST.3" in text
     assert "Storage" in text
     assert urlsplit(page.url).path == _section_path()  # the download left the page as it was
@@ -308,7 +311,7 @@ def test_the_section_page_works_without_javascript(watched_context, portal_url: 
 
 
 def test_a_phone_sized_screen_shows_the_section_without_sideways_scroll(
-    watched_context, portal_url: str, tmp_path
+    watched_context, portal_url: str
 ):
     page = watched_context(viewport={"width": 360, "height": 740}).new_page()
     sign_in(page, portal_url, *GROWER, next_path=_section_path())
@@ -316,8 +319,6 @@ def test_a_phone_sized_screen_shows_the_section_without_sideways_scroll(
     expect(_points(page)).to_have_count(STORAGE_POINTS)
     page.locator("#point-CR-ST-3 summary").click()  # an open point, with its lists and links
     expect(page.locator("#point-CR-ST-3 .point-body")).to_be_visible()
-    page.screenshot(path=tmp_path / "section-360.png")
-    page.screenshot(path=tmp_path / "section-360-full.png", full_page=True)
     assert_accessible(page)
 
     for control in (

@@ -3,7 +3,6 @@ worked out once for each script prefix, and none for a page that is not installe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +11,7 @@ from django.urls import NoReverseMatch, get_script_prefix, reverse, set_script_p
 
 from portal.navigation import links
 from tests.portal.accounts.helpers import sign_in
+from tests.portal.pages import navigation
 
 FRAME = {
     "home": "/",
@@ -20,16 +20,10 @@ FRAME = {
     "sign_out": "/accounts/sign-out/",
     "admin": "/admin/",
 }
-_NAVIGATION = re.compile(r'<nav class="site-nav" aria-label="Main">.*?</nav>', re.DOTALL)
 
 
 def frame_links() -> dict[str, str]:
     return links(RequestFactory().get("/"))["links"]
-
-
-def navigation(page: str) -> str:
-    [nav] = _NAVIGATION.findall(page)
-    return nav
 
 
 @pytest.fixture

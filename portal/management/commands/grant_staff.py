@@ -6,9 +6,9 @@ username on the service (as it shows in the admin's user list after a first sign
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandParser
+
+from portal.accounts.session import portal_user
 
 
 class Command(BaseCommand):
@@ -20,9 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--revoke", action="store_true", help="take staff rights away")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        user, _ = get_user_model().objects.get_or_create(
-            username=options["username"], defaults={"password": make_password(None)}
-        )
+        user = portal_user(options["username"])
         user.is_staff = not options["revoke"]
         user.is_superuser = user.is_staff and options["superuser"]
         user.save()

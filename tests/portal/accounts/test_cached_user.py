@@ -4,7 +4,6 @@ inactive, staff rights given or taken, deleted) is seen on their very next reque
 
 from __future__ import annotations
 
-import re
 from io import StringIO
 
 import pytest
@@ -12,28 +11,23 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 
-from tests.portal.accounts.helpers import sign_in
-from tests.portal.standards.helpers import CROPS, demo_references, main, shown_references
+from tests.portal.pages import ADMIN_LINK, navigation
+from tests.portal.standards.helpers import STORAGE, demo_references, main, shown_references
 
 pytestmark = pytest.mark.django_db
-STORAGE = f"/standards/{CROPS}/CR/ST/"
-ADMIN_LINK = '<a href="/admin/">Admin</a>'
-_NAVIGATION = re.compile(r'<nav class="site-nav" aria-label="Main">.*?</nav>', re.DOTALL)
 
 
 @pytest.fixture
-def grower(client: Client, upstream_sandbox) -> Client:
+def grower(grower: Client) -> Client:
     """The demo grower, signed in, who has already been shown the section page once: their
     user, their session and the page are all in the cache."""
-    assert sign_in(client, "grower").status_code == 302
-    assert client.get(STORAGE).status_code == 200
-    return client
+    assert grower.get(STORAGE).status_code == 200
+    return grower
 
 
-def navigation(response) -> str:
+def navigation_of(response) -> str:
     assert response.status_code == 200
-    [nav] = _NAVIGATION.findall(response.content.decode())
-    return nav
+    return navigation(response.content.decode())
 
 
 def grant_staff(*args: str) -> None:
@@ -68,10 +62,10 @@ def test_a_deleted_user_is_signed_out_on_their_next_request(grower):
 
 
 def test_staff_rights_show_on_the_next_page_and_go_with_revoke(grower):
-    assert ADMIN_LINK not in navigation(grower.get(STORAGE))
+    assert ADMIN_LINK not in navigation_of(grower.get(STORAGE))
     grant_staff()
-    assert ADMIN_LINK in navigation(grower.get(STORAGE))
+    assert ADMIN_LINK in navigation_of(grower.get(STORAGE))
     assert grower.get("/admin/").status_code == 200
     grant_staff("--revoke")
-    assert ADMIN_LINK not in navigation(grower.get(STORAGE))
+    assert ADMIN_LINK not in navigation_of(grower.get(STORAGE))
     assert grower.get("/admin/").status_code == 302  # the admin sends them to sign in

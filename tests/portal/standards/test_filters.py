@@ -1,9 +1,10 @@
-"""portal.standards.content.Filters: what a section's filters keep, as an address and in words."""
+"""portal.standards.content.Filters and Choices: what a section's filters keep and offer, as an
+address and in words."""
 
 from __future__ import annotations
 
 from portal.assurance import records
-from portal.standards.content import Filters, Point
+from portal.standards.content import Choices, Filters, Point
 
 SOIL = records.Category(guid="aim-1", name="Soil & water")
 
@@ -18,12 +19,13 @@ def point(reference: str, *, aims=(), critical=False, revision="Unchanged") -> P
 
 
 POINTS = [point("A.1", aims=[SOIL]), point("A.2", critical=True, revision="New"), point("A.3")]
+CHOICES = Choices.of(POINTS)
 
 
 def test_none_set_keeps_every_point_and_adds_nothing_to_an_address():
     assert Filters().apply(POINTS) == POINTS
     assert Filters().query == ""
-    assert Filters().described(POINTS) == []
+    assert Filters().described(CHOICES) == []
 
 
 def test_each_filter_keeps_its_points_and_says_so():
@@ -32,7 +34,7 @@ def test_each_filter_keeps_its_points_and_says_so():
     assert Filters(revision="New").apply(POINTS) == POINTS[1:2]
     every = Filters(aim="aim-1", critical=True, revision="New")
     assert every.apply(POINTS) == []
-    assert every.described(POINTS) == [
+    assert every.described(CHOICES) == [
         "with critical answers", "serving the aim Soil & water", "of revision New",
     ]  # fmt: skip
 
@@ -42,9 +44,18 @@ def test_the_query_is_escaped_for_an_address():
     assert filters.query == "?aim=a%26b%3Dc&critical=1&revision=Not+yet%2Fchanged"
 
 
+def test_the_choices_are_the_aims_by_name_and_the_revisions_the_points_have():
+    water = records.Category(guid="aim-2", name="Animal welfare")
+    points = [*POINTS, point("A.4", aims=[water, SOIL], revision=None)]
+    assert Choices.of(points) == Choices(
+        aims={"aim-2": "Animal welfare", "aim-1": "Soil & water"}, revisions=["New", "Unchanged"]
+    )
+    assert list(Choices.of(points).aims) == ["aim-2", "aim-1"]  # as the list offers them
+
+
 def test_within_drops_what_none_of_the_points_has():
-    assert Filters(aim="zzz", critical=True, revision="Gone").within(POINTS) == Filters(
+    assert Filters(aim="zzz", critical=True, revision="Gone").within(CHOICES) == Filters(
         critical=True
     )
     kept = Filters(aim="aim-1", revision="New")
-    assert kept.within(POINTS) == kept
+    assert kept.within(CHOICES) == kept

@@ -4,8 +4,7 @@ stands in while the upstream cannot be reached."""
 
 from __future__ import annotations
 
-import re
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from django.test import Client
@@ -15,25 +14,17 @@ from portal import upstream
 from tests.portal.accounts.helpers import sign_in, upstream_calls
 from tests.portal.standards.helpers import (
     CROPS,
+    HTMX,
+    STORAGE,
     UNKNOWN_SCHEME,
     demo_references,
     main,
+    refreshed_at,
     shown_references,
 )
 
 pytestmark = pytest.mark.django_db
-STORAGE = f"/standards/{CROPS}/CR/ST/"
-HTMX = {"HX-Request": "true"}
-REFRESHED = re.compile(
-    r"Content last refreshed from the Assurance service (\d{1,2} \w{3} \d{4} at \d\d:\d\d)\."
-)
 CANNOT_BE_REACHED = "The Assurance service cannot be reached just now"
-
-
-def refreshed_at(page: str) -> datetime:
-    [stamp] = REFRESHED.findall(page)
-    moment = datetime.strptime(stamp, "%d %b %Y at %H:%M")
-    return timezone.make_aware(moment, timezone.get_current_timezone())
 
 
 def take_the_upstream_down(settings) -> None:

@@ -9,7 +9,10 @@ import pytest
 
 from tests.portal.standards.helpers import (
     CROPS,
+    HTMX,
+    STORAGE,
     UNKNOWN_SCHEME,
+    aim_guid,
     count_line,
     demo,
     demo_references,
@@ -19,9 +22,7 @@ from tests.portal.standards.helpers import (
 )
 
 pytestmark = pytest.mark.django_db
-HTMX = {"HX-Request": "true"}
 AS_PAGE_AND_FRAGMENT = pytest.mark.parametrize("headers", [{}, HTMX], ids=["page", "htmx"])
-STORAGE = f"/standards/{CROPS}/CR/ST/"
 STORAGE_REFERENCES = demo_references("crops", "CR.ST")
 
 
@@ -36,11 +37,6 @@ def points_shown(response, headers) -> tuple[list[str], str]:
         assert "<html" in content
         content = main(content)
     return shown_references(content), count_line(content)
-
-
-def aim_guid(page: str, name: str) -> str:
-    [guid] = re.findall(rf'<option value="([^"]+)"[^>]*>{name}</option>', page)
-    return guid
 
 
 def storage_points_where(test) -> list[str]:

@@ -10,7 +10,12 @@ import pytest
 from portal.assurance import records
 from portal.standards import exports
 from portal.standards.content import arrange
-from tests.portal.standards.helpers import CROPS, demo_references, demo_section
+from tests.portal.standards.helpers import (
+    CROPS,
+    demo_critical_references,
+    demo_references,
+    demo_section,
+)
 
 HEADER = [
     "Reference", "Standard point", "How it is measured", "Record keeping", "Guidance",
@@ -54,17 +59,12 @@ def test_it_has_one_row_per_point_in_order(grower):
     assert "[critical]" in next(r for r in table if r["Reference"] == "CR.ST.3.2")["Answers"]
 
 
-def critical_references() -> list[str]:
-    points = demo_section("crops", "CR.ST")["points"]
-    return [f"CR.ST.{p['number']}" for p in points if any(a["critical"] for a in p["answers"])]
-
-
 @pytest.mark.django_db
 def test_it_exports_only_the_points_the_filters_keep(grower):
     response = grower.get(f"/standards/{CROPS}/CR/ST/export.csv?critical=1")
     assert response["Content-Disposition"] == 'attachment; filename="CR.ST-storage-filtered.csv"'
     table = rows(response.content)
-    assert [row["Reference"] for row in table] == critical_references()
+    assert [row["Reference"] for row in table] == demo_critical_references("crops", "CR.ST")
     assert {row["Critical"] for row in table} == {"yes"}
 
 
