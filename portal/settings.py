@@ -46,7 +46,7 @@ PORTAL_SIGN_IN_WINDOW_SECONDS = env_int("PORTAL_SIGN_IN_WINDOW_SECONDS", 15 * 60
 PORTAL_SIGN_IN_PER_ADDRESS = env_int("PORTAL_SIGN_IN_PER_ADDRESS", 20)
 PORTAL_SIGN_IN_PER_USERNAME = env_int("PORTAL_SIGN_IN_PER_USERNAME", 5)
 
-# --- standards (portal/standards/library.py) ------------------------------------------------------
+# --- standards (portal/standards/cached.py) -------------------------------------------------------
 STANDARDS_FRESH_SECONDS = env_int("STANDARDS_FRESH_SECONDS", 10 * 60)
 STANDARDS_KEEP_SECONDS = env_int("STANDARDS_KEEP_SECONDS", 7 * 24 * 60 * 60)
 
@@ -75,6 +75,7 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "portal.accounts.middleware.UpstreamSessionMiddleware",
+    "portal.errors.ServiceErrorMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -103,7 +104,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "portal.cache.RedisCache",
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                           "LOCATION": REDIS_URL}}  # fmt: skip
 else:  # shared by the portal's processes and its worker on one machine
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
@@ -151,7 +152,7 @@ if PORTAL_TRUSTED_PROXIES:
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-CSRF_FAILURE_VIEW = "portal.views.csrf_failure"
+CSRF_FAILURE_VIEW = "portal.errors.csrf_failure"
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],

@@ -18,7 +18,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
-handler400 = "portal.views.bad_request"
-handler403 = "portal.views.permission_denied"
-handler404 = "portal.views.page_not_found"
-handler500 = "portal.views.server_error"
+handler400 = "portal.errors.bad_request"
+handler403 = "portal.errors.permission_denied"
+handler404 = "portal.errors.page_not_found"
+handler500 = "portal.errors.server_error"

@@ -130,22 +130,14 @@ def client_address() -> str:
 @pytest.fixture(autouse=True)
 def clean_cache(settings, request) -> Iterator[None]:
     """A cache of the test's own, in memory: sign-in throttles and the look-up token start
-    afresh, and no real cache (a developer's Redis or var/cache) is touched. What each process
-    keeps in memory besides (pages' frames, sections' points) starts afresh too."""
-    from portal import frames
-    from portal.standards import pages
-
+    afresh, and no real cache (a developer's Redis or var/cache) is touched."""
     settings.CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": request.node.nodeid,
         }
     }
-    frames.forget()
-    pages.forget()
     yield
-    frames.forget()
-    pages.forget()
 
 
 @pytest.fixture

@@ -9,13 +9,11 @@ from django.shortcuts import resolve_url
 
 from portal.accounts import credentials
 from portal.accounts.session import ended, to_sign_in_for_htmx
-from portal.assurance.errors import AssuranceError, AuthenticationRequired, NotFound
-from portal.views import page_not_found, service_unavailable
 
 
 class UpstreamSessionMiddleware:
-    """Ends a session whose upstream token has expired, or that the upstream no longer accepts,
-    and shows the unavailable page when the upstream cannot be reached."""
+    """Ends a session whose upstream token has expired (the service's refusal of a token is
+    seen by portal.errors)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -30,15 +28,6 @@ class UpstreamSessionMiddleware:
             # login_required's redirect would swap the sign-in page into a fragment.
             return to_sign_in_for_htmx(request)
         return response
-
-    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if isinstance(exception, AuthenticationRequired):
-            return ended(request)
-        if isinstance(exception, NotFound):
-            return page_not_found(request, exception)
-        if isinstance(exception, AssuranceError):
-            return service_unavailable(request, exception)
-        return None
 
 
 def _is_redirect_to_sign_in(response: HttpResponse) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import abc
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, NamedTuple
 
@@ -323,6 +323,11 @@ class Membership(Record, kw_only=True):
     @property
     def is_valid(self) -> bool:
         return self.status in VALID_STATUSES
+
+    @property
+    def has_expired(self) -> bool:
+        """Whether the certificate's expiry has passed."""
+        return self.expiry_date is not None and self.expiry_date <= datetime.now(UTC)
 
 
 class Authorisation(Record, kw_only=True):

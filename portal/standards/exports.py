@@ -13,8 +13,10 @@ from django.template.loader import render_to_string
 
 from portal.assurance import records
 from portal.pdf import FolderURLFetcher
-from portal.standards.content import Filters, Point
-from portal.standards.library import Fetched
+from portal.standards.cached import Fetched
+from portal.standards.filters import Filters
+from portal.standards.listing import SectionListing
+from portal.standards.points import Point
 
 CSV_COLUMNS = [
     "Reference", "Standard point", "How it is measured", "Record keeping", "Guidance",
@@ -31,7 +33,8 @@ def file_name(section: records.SectionData, extension: str, filters: Filters) ->
 
 
 def section_csv(points: list[Point]) -> bytes:
-    """One row per standard point; UTF-8 with a byte-order mark, so spreadsheets read it."""
+    """One row per standard point, each paragraph or list item of a field on a line of its own
+    within its cell; UTF-8 with a byte-order mark, so spreadsheets read it."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
@@ -40,8 +43,8 @@ def section_csv(points: list[Point]) -> bytes:
         writer.writerow([
             _cell(p.reference),
             _cell(point.assessment_question),
-            *(_cell(text) for text in p.plain_texts()),
-            "" if point.score is None else f"{point.score:g}",
+            *(_cell(text) for text in p.plain_lines()),
+            p.score,
             _cell(point.revision_status),
             _cell("; ".join(a.name or "" for a in p.aims)),
             _cell("\n".join(f"{a.reference}: {a.item_text}" for a in p.audit_points)),
@@ -66,17 +69,12 @@ STATIC = Path(settings.BASE_DIR) / "static"
 
 
 def section_pdf(
-    fetched: Fetched[records.SectionData],
-    points: list[Point],
-    kept: list[str],
-    scheme_name: str,
-    stage: str,
+    fetched: Fetched[records.SectionData], listing: SectionListing, scheme_name: str, stage: str
 ) -> bytes:
-    """A checklist of `points`; `kept` says which of the section's they are (Filters.described),
-    and is empty if they are all of them."""
+    """A checklist of the points `listing` keeps, saying which of the section's they are."""
     html = render_to_string("standards/checklist.html", {
-        "section": fetched.record, "points": points, "scheme_name": scheme_name,
-        "stage": stage, "refreshed": fetched.refreshed, "kept": kept,
+        "section": fetched.record, "points": listing.points, "scheme_name": scheme_name,
+        "stage": stage, "refreshed": fetched.refreshed, "kept": listing.described,
     })  # fmt: skip
     document = weasyprint.HTML(
         string=html, base_url=STATIC.as_uri() + "/", url_fetcher=FolderURLFetcher(STATIC)

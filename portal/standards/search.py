@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from portal.standards.content import Point
+from portal.assurance import records
+from portal.lib.references import parse_reference
+from portal.standards.addresses import sector_segment
+from portal.standards.points import Point
 
-REFERENCE = re.compile(r"^[A-Za-z]{2}\.[A-Za-z]{2}(\.\d+)*\.?$")
 MAX_WORDS = 8
 
 
@@ -24,13 +26,17 @@ class Hit:
 @dataclass(slots=True)
 class SectionHits:
     name: str
-    sector: str
+    sector: str  # as addresses hold it
     prefix: str
     hits: list[Hit] = field(default_factory=list)
 
+    @classmethod
+    def of(cls, entry: records.SectionEntry, hits: list[Hit]) -> SectionHits:
+        return cls(entry.name or "", sector_segment(entry.sector_prefix), entry.prefix or "", hits)
+
 
 def is_reference(query: str) -> bool:
-    return bool(REFERENCE.match(query.strip()))
+    return parse_reference(query) is not None
 
 
 def words_of(query: str) -> list[str]:

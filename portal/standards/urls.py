@@ -1,7 +1,7 @@
 from django.urls import path
 
 from portal.standards import views
-from portal.standards.library import PREVIEW
+from portal.standards.addresses import PREVIEW
 
 app_name = "standards"
 

@@ -21,7 +21,7 @@ import pytest
 from django.utils.safestring import mark_safe
 from playwright.sync_api import Page, expect
 
-from portal.standards import content
+from portal.standards import points
 from tests.e2e.conftest import CspWatch, assert_accessible
 
 pytestmark = pytest.mark.browser
@@ -404,7 +404,7 @@ def test_the_harmless_check_is_not_blind(
     monkeypatch: pytest.MonkeyPatch,
 ):
     """Without the sanitiser, assert_harmless fails, and the CSP watch hears the payloads."""
-    monkeypatch.setattr(content, "sanitise", lambda fragment: mark_safe(fragment or ""))  # noqa: S308
+    monkeypatch.setattr(points, "sanitise", lambda fragment: mark_safe(fragment or ""))  # noqa: S308
     page = signed_in_page
     page.goto(f"{portal_url}{hostile.section_path}")
     with pytest.raises(AssertionError, match=r"elements that run or load .*<iframe"):

@@ -11,9 +11,6 @@ from pathlib import Path
 import pypdf
 from django.utils import timezone
 
-from portal.standards import library
-from portal.standards.content import Filters
-from portal.standards.library import LIVE
 from sandbox.ids import guid_for
 
 DATA = Path(__file__).resolve().parents[3] / "sandbox" / "demo" / "data"
@@ -82,11 +79,6 @@ def aim_guid(page: str, name: str) -> str:
     """The GUID of the aim called `name` in a section page's aim filter."""
     [guid] = re.findall(rf'<option value="([^"]+)"[^>]*>{name}</option>', page)
     return guid
-
-
-def kept_page_key(filters: Filters | None = None) -> str:
-    """The shared cache's key of the CR.ST page for `filters` (none by default)."""
-    return library.cache_key("page", LIVE, CROPS, "CR", "ST", filters or Filters())
 
 
 def pdf_words(content: bytes) -> str:

@@ -1,10 +1,11 @@
-"""portal.standards.content.Filters and Choices: what a section's filters keep and offer, as an
+"""portal.standards.filters: Filters and Choices: what a section's filters keep and offer, as an
 address and in words."""
 
 from __future__ import annotations
 
 from portal.assurance import records
-from portal.standards.content import Choices, Filters, Point
+from portal.standards.filters import Choices, Filters
+from portal.standards.points import Point
 
 SOIL = records.Category(guid="aim-1", name="Soil & water")
 
@@ -18,8 +19,25 @@ def point(reference: str, *, aims=(), critical=False, revision="Unchanged") -> P
     )  # fmt: skip
 
 
+def section_of(points: list[Point]) -> records.SectionData:
+    """A section as the service would send it, holding `points` with their aims."""
+    aims = {aim.guid: aim for p in points for aim in p.aims}
+    return records.SectionData(
+        standard_points=[
+            records.StandardPoint(guid=p.reference, reference=p.reference,
+                                  revision_status=p.point.revision_status)
+            for p in points
+        ],
+        categories=list(aims.values()),
+        links=[
+            records.Link(category_guid=aim.guid, asset_guid=p.reference)
+            for p in points for aim in p.aims
+        ],
+    )  # fmt: skip
+
+
 POINTS = [point("A.1", aims=[SOIL]), point("A.2", critical=True, revision="New"), point("A.3")]
-CHOICES = Choices.of(POINTS)
+CHOICES = Choices.of(section_of(POINTS))
 
 
 def test_none_set_keeps_every_point_and_adds_nothing_to_an_address():
@@ -47,10 +65,17 @@ def test_the_query_is_escaped_for_an_address():
 def test_the_choices_are_the_aims_by_name_and_the_revisions_the_points_have():
     water = records.Category(guid="aim-2", name="Animal welfare")
     points = [*POINTS, point("A.4", aims=[water, SOIL], revision=None)]
-    assert Choices.of(points) == Choices(
+    choices = Choices.of(section_of(points))
+    assert choices == Choices(
         aims={"aim-2": "Animal welfare", "aim-1": "Soil & water"}, revisions=["New", "Unchanged"]
     )
-    assert list(Choices.of(points).aims) == ["aim-2", "aim-1"]  # as the list offers them
+    assert list(choices.aims) == ["aim-2", "aim-1"]  # as the list offers them
+
+
+def test_an_aim_no_point_serves_is_not_offered():
+    section = section_of(POINTS)
+    section.categories.append(records.Category(guid="aim-9", name="Unused"))
+    assert list(Choices.of(section).aims) == ["aim-1"]
 
 
 def test_within_drops_what_none_of_the_points_has():

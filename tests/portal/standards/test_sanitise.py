@@ -1,4 +1,4 @@
-"""portal.standards.content.sanitise and plain_text: upstream HTML made safe to show."""
+"""portal.standards.sanitise: sanitise and plain_text: upstream HTML made safe to show."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 from django.utils.safestring import SafeString
 
 from portal.assurance import records
-from portal.standards.content import Point, plain_text, sanitise
+from portal.standards.points import Point
+from portal.standards.sanitise import plain_text, sanitise
 
 REL = 'rel="noopener noreferrer nofollow"'
 

@@ -79,7 +79,7 @@ def test_it_marks_the_critical_answers(grower):
     page = main(grower.get(STORAGE).content.decode())
     start = page.index('id="point-CR-ST-3-2"')
     point = page[page.rindex("<details", 0, start) : page.index("</details>", start)]
-    assert '<details class="point point-critical"' in point
+    assert re.match(r'<details class="point point-critical[ "]', point)
     assert '<span class="badge badge-critical">Critical</span>' in point
     assert (
         '<li class="answer-critical"><strong class="badge badge-critical">Critical</strong> '
@@ -217,7 +217,8 @@ def test_the_page_keeps_the_chosen_filters(grower):
 @pytest.mark.parametrize(
     ("query", "shown"),
     [("aim=&revision=&critical=1", "?critical=1"), ("aim=&revision=&critical=", ""),
-     ("revision=New%20one&critical=1", "?critical=1&revision=New+one")],
+     ("revision=Unchanged&critical=1", "?critical=1&revision=Unchanged"),
+     ("revision=New%20one&critical=1", "?critical=1")],  # a revision the section lacks
 )  # fmt: skip
 def test_as_htmx_it_shows_an_address_with_only_the_filters_set(grower, query, shown):
     response = grower.get(f"{STORAGE}?{query}", headers=HTMX)

@@ -9,7 +9,7 @@ import pytest
 
 from portal.assurance import records
 from portal.standards import exports
-from portal.standards.content import arrange
+from portal.standards.points import arrange
 from tests.portal.standards.helpers import (
     CROPS,
     demo_critical_references,

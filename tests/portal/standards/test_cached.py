@@ -1,4 +1,4 @@
-"""The standards kept in the portal's cache (portal/standards/library.py), seen through the
+"""The standards kept in the portal's cache (portal/standards/cached.py), seen through the
 section page: warm pages make no upstream call, stale ones are refreshed, and a cached copy
 stands in while the upstream cannot be reached."""
 

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from portal.assurance import records
-from portal.standards.content import Point, arrange, sanitise
+from portal.standards.points import Point, arrange
+from portal.standards.sanitise import sanitise
 
 ADDED, REMOVED, REWORDED = "added", "removed", "reworded"
 _WORDS = re.compile(r"\n|[^\s]+")  # a line's end is a word of its own, kept or changed
