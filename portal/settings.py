@@ -29,6 +29,9 @@ ASSURANCE_READ_TIMEOUT = env_float("ASSURANCE_READ_TIMEOUT", 10.0)
 ASSURANCE_TOTAL_TIMEOUT = env_float("ASSURANCE_TOTAL_TIMEOUT", 30.0)
 ASSURANCE_RETRIES = env_int("ASSURANCE_RETRIES", 3)
 ASSURANCE_MAX_BODY_BYTES = env_int("ASSURANCE_MAX_BODY_BYTES", 32 * 1024 * 1024)
+# After a call fails to reach the service, calls fail at once for this long (kept copies are
+# served meanwhile), and then the service is tried again.
+ASSURANCE_OUTAGE_SECONDS = env_int("ASSURANCE_OUTAGE_SECONDS", 10)
 # The portal's own account for short-code look-ups; the sandbox's haulier by default.
 _on_sandbox = ASSURANCE_BASE_URL.rstrip("/") == SANDBOX_URL
 ASSURANCE_LOOKUP_USERNAME = env_str("ASSURANCE_LOOKUP_USERNAME", "haulier" if _on_sandbox else "")

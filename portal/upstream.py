@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache as once
 
 from django.conf import settings
+from django.core.cache import cache
 from django.dispatch import Signal
 
 from portal.assurance.client import AssuranceClient, CallReport, RetryPolicy
@@ -16,6 +17,21 @@ call_reported = Signal()
 
 def _report(report: CallReport) -> None:
     call_reported.send(sender=AssuranceClient, report=report)
+
+
+class CachedOutage:
+    """The client's memory of an outage, in the shared cache: once a call has failed to reach the
+    service, every process fails its calls at once for ASSURANCE_OUTAGE_SECONDS, serving the
+    copies it keeps, and then tries the service again."""
+
+    KEY = "assurance:outage"
+
+    def is_down(self) -> bool:
+        return cache.get(self.KEY) is not None
+
+    def remember(self) -> None:
+        if settings.ASSURANCE_OUTAGE_SECONDS > 0:
+            cache.set(self.KEY, True, settings.ASSURANCE_OUTAGE_SECONDS)
 
 
 def build_client(base_url: str | None = None, fmt: str | None = None) -> AssuranceClient:
@@ -32,10 +48,11 @@ def build_client(base_url: str | None = None, fmt: str | None = None) -> Assuran
         retry=RetryPolicy(attempts=max(1, settings.ASSURANCE_RETRIES)),
         max_body_bytes=settings.ASSURANCE_MAX_BODY_BYTES,
         on_call=_report,
+        outage=CachedOutage(),
     )
 
 
-@cache
+@once
 def client() -> AssuranceClient:
     """The client every view and job shares (one per process: it pools connections)."""
     return build_client()

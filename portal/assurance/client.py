@@ -13,8 +13,11 @@ import email.utils
 import http.cookiejar
 import logging
 import random
+import socket
+import threading
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -23,6 +26,9 @@ from urllib.parse import quote, urljoin, urlsplit
 import requests
 import urllib3
 from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.response import BaseHTTPResponse
 
 from portal.assurance import codec, records
 from portal.assurance.codec import Format
@@ -75,6 +81,17 @@ class BasicAuth:
         headers["Authorization"] = f"Basic {base64.b64encode(pair).decode('ascii')}"
 
 
+@dataclass(frozen=True, slots=True)
+class _ForwardedFor:
+    """Not a credential: the end user's address on a login, for a service that trusts the
+    portal as a proxy (and locks out by address)."""
+
+    address: str
+
+    def apply(self, headers: dict[str, str]) -> None:
+        headers["X-Forwarded-For"] = self.address
+
+
 # --- configuration and reports --------------------------------------------------------------------
 
 
@@ -112,6 +129,15 @@ class CallReport:
     attempts: int
 
 
+class OutageMemory(Protocol):
+    """Where the client remembers, for every process, that the service could not be reached:
+    while it does, calls fail at once rather than wait on tries known to fail."""
+
+    def is_down(self) -> bool: ...
+
+    def remember(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class _Answer:
     status: int
@@ -141,6 +167,7 @@ class AssuranceClient:
         max_body_bytes: int = 32 * 1024 * 1024,
         pool_size: int = 10,
         on_call: Callable[[CallReport], None] | None = None,
+        outage: OutageMemory | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/") + "/"
         self.fmt = fmt
@@ -149,12 +176,14 @@ class AssuranceClient:
         self.retry = retry
         self.max_body_bytes = max_body_bytes
         self.on_call = on_call
+        self.outage = outage
         self._origin = _origin(self.base_url)
         self._http = requests.Session()
         # Cookies are per user and travel in credentials, never in this shared session.
         self._http.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
         self._http.trust_env = False
         adapter = HTTPAdapter(pool_connections=2, pool_maxsize=pool_size, max_retries=0)
+        adapter.poolmanager.pool_classes_by_scheme = _POOLS_WITH_DEADLINES
         self._http.mount("http://", adapter)
         self._http.mount("https://", adapter)
 
@@ -163,12 +192,19 @@ class AssuranceClient:
 
     # --- 4.1 authentication -----------------------------------------------------------------------
 
-    def login(self, username: str, password: str) -> records.Authorization:
-        """Signs in for a bearer token (`token`, valid until `expires`)."""
+    def login(
+        self, username: str, password: str, *, client_address: str | None = None
+    ) -> records.Authorization:
+        """Signs in for a bearer token (`token`, valid until `expires`).
+
+        `client_address`: the end user's address, as the portal worked it out (never a header
+        of theirs passed through), sent as X-Forwarded-For for the service's lockout.
+        """
         authorization = self._call(
             "login",
             "POST",
             "v1/authentication/login.eb",
+            credentials=_ForwardedFor(client_address) if client_address else None,
             body=records.LoginRequest(type="token", username=username, password=password),
             result=records.Authorization,
         )
@@ -326,6 +362,8 @@ class AssuranceClient:
         answer: _Answer | None = None
         attempt = 0
         try:
+            if self.outage is not None and self.outage.is_down():
+                raise Unavailable("The Assurance service could not be reached a moment ago.")
             while True:
                 attempt += 1
                 try:
@@ -347,6 +385,8 @@ class AssuranceClient:
                 raise self._error(answer)
         except AssuranceError as error:
             error.operation = operation
+            if isinstance(error, Unavailable) and attempt and self.outage is not None:
+                self.outage.remember()
             self._report(operation, answer, type(error).__name__, started, attempt)
             raise
         self._report(operation, answer, "ok", started, attempt)
@@ -372,15 +412,21 @@ class AssuranceClient:
                 raise Unavailable("The Assurance service did not answer in time.")
             timeout = (min(self.timeout[0], remaining), min(self.timeout[1], remaining))
             failure: AssuranceError | None = None
+            armed = _call_deadline.set(deadline)
             try:
                 response = self._http.request(
                     method, url, headers=headers, params=params, data=data,
                     timeout=timeout, stream=True, allow_redirects=False,
                 )  # fmt: skip
-            except requests.Timeout:
-                failure = Unavailable("The Assurance service did not answer in time.")
-            except requests.RequestException:
-                failure = Unavailable("The Assurance service cannot be reached.")
+            except requests.RequestException as error:
+                late = isinstance(error, requests.Timeout) or time.perf_counter() >= deadline
+                failure = Unavailable(
+                    "The Assurance service did not answer in time."
+                    if late
+                    else "The Assurance service cannot be reached."
+                )
+            finally:
+                _call_deadline.reset(armed)
             if failure is not None:  # raised here, so no exception (nor its request) is chained
                 raise failure
             with response:
@@ -475,6 +521,54 @@ class AssuranceClient:
         if self.on_call is not None:
             size = len(answer.body) if answer else 0
             self.on_call(CallReport(operation, status, outcome, duration, size, attempts))
+
+
+# --- a call's deadline, over the answer's status line and headers too -----------------------------
+
+# Each socket read waits at most the read time-out, but an answer whose status line and headers
+# come a little at a time would keep a call waiting past its deadline. While a call waits for
+# them, a timer cuts the connection at the deadline.
+_call_deadline: ContextVar[float | None] = ContextVar("assurance_call_deadline", default=None)
+
+
+class _CutOffAtDeadline:
+    sock: socket.socket | None
+
+    def getresponse(self) -> BaseHTTPResponse:
+        deadline = _call_deadline.get()
+        if deadline is None:
+            return super().getresponse()
+        timer = threading.Timer(max(0.0, deadline - time.perf_counter()), self._cut_off)
+        timer.daemon = True
+        timer.start()
+        try:
+            return super().getresponse()
+        finally:
+            timer.cancel()
+
+    def _cut_off(self) -> None:
+        if self.sock is not None:
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_RDWR)
+
+
+class _HTTPConnection(_CutOffAtDeadline, HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_CutOffAtDeadline, HTTPSConnection):
+    pass
+
+
+class _HTTPPool(HTTPConnectionPool):
+    ConnectionCls = _HTTPConnection
+
+
+class _HTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _HTTPSConnection
+
+
+_POOLS_WITH_DEADLINES = {"http": _HTTPPool, "https": _HTTPSPool}
 
 
 # --- helpers --------------------------------------------------------------------------------------

@@ -298,6 +298,62 @@ def test_a_connection_closed_before_any_answer_is_unavailable_and_retried(make_c
     assert server.connections == 3
 
 
+# --- an outage remembered ------------------------------------------------------------------------
+
+
+class Remembered:
+    """An outage memory as the portal keeps one (there, in the shared cache)."""
+
+    def __init__(self) -> None:
+        self.down = False
+
+    def is_down(self) -> bool:
+        return self.down
+
+    def remember(self) -> None:
+        self.down = True
+
+
+def test_a_service_that_cannot_be_reached_is_remembered_and_not_tried_again(make_client):
+    outage = Remembered()
+    harness = make_client(f"http://127.0.0.1:{free_port()}", outage=outage)
+    with pytest.raises(Unavailable):
+        harness.client.schemes(TOKEN)
+    assert outage.down
+    assert harness.last.attempts == 3
+
+    with stopwatch() as watch, pytest.raises(Unavailable) as caught:
+        harness.client.section_data(TOKEN, "SCHEME", "ST")
+
+    assert harness.last.attempts == 0  # no try at all
+    assert harness.last.operation == "section_data"
+    assert watch.elapsed < 0.1
+    assert "a moment ago" in caught.value.message
+
+
+def test_an_answer_the_service_refuses_is_no_outage(httpserver, make_client):
+    in_turn(httpserver, SCHEMES, answer(status=404))
+    outage = Remembered()
+    harness = make_client(base(httpserver), outage=outage)
+    with pytest.raises(AssuranceError):
+        harness.client.schemes(TOKEN)
+    assert not outage.down
+
+
+def test_a_remembered_outage_ends_when_the_memory_lapses(httpserver, make_client):
+    seen = in_turn(httpserver, SCHEMES, schemes_ok())
+    outage = Remembered()
+    outage.down = True
+    harness = make_client(base(httpserver), outage=outage)
+    with pytest.raises(Unavailable):
+        harness.client.schemes(TOKEN)
+    assert seen == []
+
+    outage.down = False  # as the shared cache forgets it
+    assert len(harness.client.schemes(TOKEN).items) == 3
+    assert len(seen) == 1
+
+
 # --- retryable statuses and Retry-After -----------------------------------------------------------
 
 
@@ -518,13 +574,6 @@ def test_a_dripped_body_is_cut_off_at_total_timeout(make_client):
     assert watch.elapsed < 0.8 + SLACK
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="client._send: nothing bounds the time to receive the status line and headers but "
-    "read_timeout, which applies to each socket read: headers dripped a line at a time are "
-    "waited for in full, whatever total_timeout says.",
-)
 def test_dripped_headers_are_cut_off_at_total_timeout(make_client):
     def script(connection: socket.socket, request: bytes) -> None:
         connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")

@@ -4,6 +4,7 @@ stands in while the upstream cannot be reached."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -135,3 +136,47 @@ def test_an_unknown_scheme_or_section_is_the_404_page(grower, url):
     response = grower.get(url)
     assert response.status_code == 404
     assert "Page not found" in response.content.decode()
+
+
+def test_an_outage_is_remembered_and_kept_copies_are_served_at_once(grower, settings):
+    search, changes = f"/standards/{CROPS}/search/?q=store", f"/standards/{CROPS}/changes/"
+    for url in (STORAGE, search, changes):
+        assert grower.get(url).status_code == 200
+    settings.STANDARDS_FRESH_SECONDS = 0
+    take_the_upstream_down(settings)
+    with upstream_calls() as first:
+        assert CANNOT_BE_REACHED in grower.get(STORAGE).content.decode()
+    assert first and first[0].attempts == 1  # the service was tried
+
+    for url in (STORAGE, search, changes):
+        with upstream_calls() as calls:
+            response = grower.get(url)
+        assert response.status_code == 200
+        assert CANNOT_BE_REACHED in response.content.decode()
+        assert calls and all(call.attempts == 0 for call in calls), url  # nothing waited on
+
+
+def test_pages_refresh_once_the_service_is_back(grower, settings, sandbox):
+    grower.get(STORAGE)
+    settings.STANDARDS_FRESH_SECONDS = 0
+    settings.ASSURANCE_OUTAGE_SECONDS = 1
+    take_the_upstream_down(settings)
+    assert CANNOT_BE_REACHED in grower.get(STORAGE).content.decode()
+
+    settings.ASSURANCE_BASE_URL = sandbox.url
+    upstream.client.cache_clear()
+    assert CANNOT_BE_REACHED in grower.get(STORAGE).content.decode()  # still remembered
+    time.sleep(1.1)
+    with upstream_calls() as calls:
+        response = grower.get(STORAGE)
+    assert [(call.operation, call.outcome) for call in calls][:1] == [("section_data", "ok")]
+    assert CANNOT_BE_REACHED not in response.content.decode()
+
+
+def test_with_the_service_down_an_uncached_page_is_unavailable_at_once(grower, settings):
+    take_the_upstream_down(settings)
+    assert grower.get(STORAGE).status_code == 503
+    with upstream_calls() as calls:
+        response = grower.get(f"/standards/{CROPS}/SB/GN/")
+    assert response.status_code == 503
+    assert calls and all(call.attempts == 0 for call in calls)
