@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
+import requests
 from django.core.exceptions import PermissionDenied
 from django.test import Client
 
@@ -40,6 +43,18 @@ class TestHome:
         assert 'id="memberships"' in content
         assert 'hx-get="/memberships/"' in content
         assert '<a href="/memberships/">' in content
+
+
+def service_memberships(sandbox, username: str) -> list[dict]:
+    """The user's memberships as the service gives them."""
+    response = requests.get(
+        f"{sandbox.url}/v1/authorisation.eb",
+        auth=(username, f"{username}-demo-pass"),
+        headers={"Accept": "application/json", "X-Forwarded-For": "198.51.100.250"},
+        timeout=10,
+    )
+    response.raise_for_status()
+    return response.json()["Memberships"]
 
 
 class TestMemberships:
@@ -85,6 +100,22 @@ class TestMemberships:
         fragment = client.get("/memberships/", headers={"HX-Request": "true"})
         assert NO_MEMBERSHIPS in fragment.content
         assert b"<html" not in fragment.content
+
+    def test_it_dates_each_certificate_as_the_service_does(
+        self, client, upstream_sandbox, settings
+    ):
+        """The service ends a certificate at 23:59:59Z: already the next day in a time zone
+        east of UTC (London's, in summer), but the certificate's date is the service's."""
+        settings.TIME_ZONE = "Pacific/Kiritimati"  # UTC+14: every date would move
+        for username, wording in (("grower", "expires"), ("lapsed", "expired on")):
+            sign_in(client, username)
+            content = " ".join(client.get("/memberships/").content.decode().split())
+            for membership in service_memberships(upstream_sandbox, username):
+                if membership["Status"] == "Suspended":
+                    continue
+                day = datetime.fromisoformat(membership["ExpiryDate"]).date()
+                shown = f'certificate {wording} <span class="nowrap">{day:%-d %b %Y}</span>'
+                assert shown in content, membership["ExpiryDate"]
 
     def test_it_shows_a_lapsed_membership_as_not_valid(self, client, upstream_sandbox):
         sign_in(client, "lapsed")

@@ -180,3 +180,26 @@ def test_with_the_service_down_an_uncached_page_is_unavailable_at_once(grower, s
         response = grower.get(f"/standards/{CROPS}/SB/GN/")
     assert response.status_code == 503
     assert calls and all(call.attempts == 0 for call in calls)
+
+
+def test_a_missing_page_of_a_scheme_leads_back_to_the_scheme_and_its_search(grower):
+    response = grower.get(f"/standards/{CROPS}/CR/ZZ/")
+    assert response.status_code == 404
+    content = response.content.decode()
+    assert f'<a class="button" href="/standards/{CROPS}/">Go to the scheme' in content
+    assert f'href="/standards/{CROPS}/search/">Search the scheme</a>' in content
+
+
+def test_a_missing_page_of_a_preview_leads_back_to_the_preview(grower):
+    response = grower.get(f"/standards/preview/{CROPS}/points/CR.ZZ.1/")
+    assert response.status_code == 404
+    content = response.content.decode()
+    assert f'href="/standards/preview/{CROPS}/search/">Search the scheme</a>' in content
+
+
+def test_a_missing_page_elsewhere_leads_home_and_to_the_standards(grower):
+    response = grower.get("/no-such-page/")
+    assert response.status_code == 404
+    content = response.content.decode()
+    assert '<a class="button" href="/">Go to the home page</a>' in content
+    assert 'href="/standards/">Browse the standards</a>' in content

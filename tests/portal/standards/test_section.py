@@ -282,3 +282,27 @@ def test_as_htmx_without_a_session_it_sends_the_browser_to_sign_in(client, upstr
     assert response.status_code == 200
     assert response["HX-Redirect"] == f"/accounts/sign-in/?next={STORAGE.replace('/', '%2F')}"
     assert response.content == b""
+
+
+def test_sub_points_sit_under_their_parent(grower):
+    page = main(grower.get(STORAGE).content.decode())
+
+    by_point = {anchor: cls for cls, anchor in re.findall(
+        r'<details class="([^"]+)" id="point-([A-Z0-9-]+)"', page)}  # fmt: skip
+    assert "sub-point" in by_point["CR-ST-3-1"].split()
+    assert "sub-point" not in by_point["CR-ST-3"].split()
+
+
+def test_the_apply_button_shows_only_without_javascript(grower):
+    page = main(grower.get(STORAGE).content.decode())
+    assert re.search(
+        r"<noscript>\s*<button type=\"submit\"[^>]*>Apply</button>\s*</noscript>", page
+    )
+
+
+@AS_PAGE_AND_FRAGMENT
+def test_a_filtered_section_offers_to_clear_its_filters(grower, headers):
+    filtered = grower.get(f"{STORAGE}?critical=1", headers=headers).content.decode()
+    assert f'<a class="clear-filters" href="{STORAGE}">Clear filters</a>' in filtered
+    whole = grower.get(STORAGE, headers=headers).content.decode()
+    assert "Clear filters" not in whole

@@ -60,6 +60,15 @@ def test_it_has_one_row_per_point_in_order(grower):
 
 
 @pytest.mark.django_db
+def test_it_keeps_each_list_item_on_a_line_of_its_own(grower):
+    table = rows(grower.get(f"/standards/{CROPS}/CR/ST/export.csv").content)
+    record_keeping = {row["Reference"]: row["Record keeping"] for row in table}
+    assert record_keeping["CR.ST.3.2"] == (
+        "Product, rate, date, store and operator\nContractor's treatment report, if used"
+    )
+    assert record_keeping["CR.ST.2"] == "Pre-harvest cleaning record with date and name"
+
+
 def test_it_exports_only_the_points_the_filters_keep(grower):
     response = grower.get(f"/standards/{CROPS}/CR/ST/export.csv?critical=1")
     assert response["Content-Disposition"] == 'attachment; filename="CR.ST-storage-filtered.csv"'
