@@ -107,7 +107,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache",
                           "LOCATION": REDIS_URL}}  # fmt: skip
 else:  # shared by the portal's processes and its worker on one machine
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache as once_per_type
+from functools import cached_property
 
 import msgspec
 from django.conf import settings
@@ -26,21 +27,32 @@ from portal.assurance.errors import NotFound, Unavailable, UnexpectedResponse
 from portal.standards.addresses import PREVIEW
 from portal.upstream import client
 
-KEPT_FORMAT = 4  # of what the cache holds: entries of an earlier form are never read
+KEPT_FORMAT = 5  # of what the cache holds: entries of an earlier form are never read
 SECTIONS_AT_ONCE = 4  # sections a search or a comparison asks the service for at a time
 
 
-@dataclass(frozen=True, slots=True)
 class Fetched[T]:
-    record: T
-    refreshed: datetime  # when the portal last had it from the service
-    from_cache_only: bool = False  # the service could not be reached; this is the last copy
-    version: str = ""  # a digest of the content: what is made from it is made again on a change
+    """An answer of the service as the portal keeps it. Its record is read from the kept bytes
+    only when asked for: a page made from it and kept by its version never asks."""
+
+    def __init__(
+        self, read: Callable[[], T], refreshed: datetime, version: str, from_cache_only: bool
+    ) -> None:
+        self._read = read
+        self.refreshed = refreshed  # when the portal last had it from the service
+        self.version = version  # a digest of the content: what is made from it is made again
+        self.from_cache_only = from_cache_only  # the service could not be reached: a last copy
+
+    @cached_property
+    def record(self) -> T:
+        return self._read()
 
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    packed: bytes  # the record as MessagePack: far quicker to read and write than a pickle
+    """When an answer was last had from the service, and its version. The answer itself is
+    kept apart, under its version, so that a page kept by version never reads it."""
+
     refreshed: float
     version: str
 
@@ -82,13 +94,23 @@ def section(
     )
 
 
-def scheme_name(credentials: Credentials, stage: str, scheme_guid: str) -> str | None:
-    """The scheme's name, or None if the service lists no such scheme or cannot be asked."""
+def schemes_if_any(credentials: Credentials, stage: str) -> Fetched[records.SchemeList] | None:
+    """The scheme list, or None if the service cannot give it and no copy is kept."""
     try:
-        listed = schemes(credentials, stage).record.items
+        return schemes(credentials, stage)
     except (Unavailable, UnexpectedResponse):
         return None
-    return next((s.scheme_name for s in listed if s.scheme_guid == scheme_guid), None)
+
+
+def name_in(listed: Fetched[records.SchemeList] | None, scheme_guid: str) -> str | None:
+    """The scheme's name in `listed`, or None if it is not there."""
+    items = listed.record.items if listed is not None else []
+    return next((s.scheme_name for s in items if s.scheme_guid == scheme_guid), None)
+
+
+def scheme_name(credentials: Credentials, stage: str, scheme_guid: str) -> str | None:
+    """The scheme's name, or None if the service lists no such scheme or cannot be asked."""
+    return name_in(schemes_if_any(credentials, stage), scheme_guid)
 
 
 def in_order(entries: list[records.SectionEntry]) -> list[records.SectionEntry]:
@@ -119,17 +141,46 @@ def _cached[T](key: str, record_type: type[T], fetch: Callable[[], T]) -> Fetche
     entry: _Entry | None = cache.get(key)
     now = time.time()
     if entry is not None and now - entry.refreshed < settings.STANDARDS_FRESH_SECONDS:
-        return _unpacked(entry, record_type)
+        return _kept(key, entry, record_type, fetch)
     try:
         record = fetch()
     except (Unavailable, UnexpectedResponse):
         if entry is None:
             raise
-        return _unpacked(entry, record_type, from_cache_only=True)
+        return _kept(key, entry, record_type, fetch, from_cache_only=True)
+    return _keep(key, record, now)
+
+
+def _keep[T](key: str, record: T, now: float) -> Fetched[T]:
+    # As MessagePack: far quicker to read and write than a pickle.
     packed = _ENCODER.encode(record)
     version = hashlib.sha256(packed).hexdigest()[:32]
-    cache.set(key, _Entry(packed, now, version), settings.STANDARDS_KEEP_SECONDS)
-    return Fetched(record, _moment(now), version=version)
+    cache.set_many(
+        {key: _Entry(now, version), _record_key(key, version): packed},
+        settings.STANDARDS_KEEP_SECONDS,
+    )
+    return Fetched(lambda: record, _moment(now), version, from_cache_only=False)
+
+
+def _kept[T](
+    key: str,
+    entry: _Entry,
+    record_type: type[T],
+    fetch: Callable[[], T],
+    *,
+    from_cache_only: bool = False,
+) -> Fetched[T]:
+    def read() -> T:
+        packed = cache.get(_record_key(key, entry.version))
+        if packed is None:  # gone from the cache before its entry: asked for again
+            return _keep(key, fetch(), time.time()).record
+        return _decoder(record_type).decode(packed)
+
+    return Fetched(read, _moment(entry.refreshed), entry.version, from_cache_only)
+
+
+def _record_key(key: str, version: str) -> str:
+    return f"{key}:{version}"
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -138,11 +189,6 @@ _ENCODER = msgspec.msgpack.Encoder()
 @once_per_type
 def _decoder(record_type: type) -> msgspec.msgpack.Decoder:
     return msgspec.msgpack.Decoder(record_type)
-
-
-def _unpacked[T](entry: _Entry, record_type: type[T], *, from_cache_only: bool = False):
-    record = _decoder(record_type).decode(entry.packed)
-    return Fetched(record, _moment(entry.refreshed), from_cache_only, entry.version)
 
 
 def _moment(timestamp: float) -> datetime:

@@ -15,8 +15,8 @@ from portal.assurance import records
 from portal.pdf import FolderURLFetcher
 from portal.standards.cached import Fetched
 from portal.standards.filters import Filters
-from portal.standards.listing import SectionListing
 from portal.standards.points import Point
+from portal.standards.section_page import SectionListing
 
 CSV_COLUMNS = [
     "Reference", "Standard point", "How it is measured", "Record keeping", "Guidance",

@@ -7,7 +7,6 @@ and 503 pages in `portal.errors`.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -24,9 +23,9 @@ from portal.standards import cached, exports
 from portal.standards import changes as changes_of
 from portal.standards.addresses import LIVE, PREVIEW, sector_of
 from portal.standards.filters import Filters
-from portal.standards.listing import SectionListing, templates_version
 from portal.standards.points import arrange
 from portal.standards.search import SectionHits, is_reference, matches
+from portal.standards.section_page import SectionListing, section_part
 
 
 @login_required
@@ -71,23 +70,13 @@ def section(
 ) -> HttpResponse:
     credentials = user_credentials(request)
     fetched = cached.section(credentials, stage, scheme_guid, prefix, sector_of(sector))
-    listing = SectionListing.of(fetched.record, Filters.of(request))
-    context = {
-        "stage": stage,
-        "scheme_guid": scheme_guid,
-        "scheme_name": cached.scheme_name(credentials, stage, scheme_guid),
-        "section": fetched.record,
-        "listing": listing,
-        "fetched": [fetched],
-        "keep_seconds": settings.STANDARDS_KEEP_SECONDS,
-        "templates_version": templates_version(),
-    }
     if wants_fragment(request):
-        response = render(request, "standards/section.html#points", context)
-        # The address shown and shared names only the filters set ("?critical=1"), not every
-        # field of the form ("?aim=&revision=&critical=1").
-        return push_url(response, escape_uri_path(request.path) + listing.filters.query)
-    return render(request, "standards/section.html", context)
+        made = section_part(request, "points", credentials, stage, scheme_guid, fetched)
+        # The address shown and shared names only the filters that apply ("?critical=1"), not
+        # every field of the form ("?aim=&revision=&critical=1").
+        return push_url(HttpResponse(made.html), escape_uri_path(request.path) + made.query)
+    made = section_part(request, "content", credentials, stage, scheme_guid, fetched)
+    return render(request, "standards/section.html", {"made": made, "fetched": [fetched]})
 
 
 @login_required

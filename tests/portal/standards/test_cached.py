@@ -203,3 +203,26 @@ def test_a_missing_page_elsewhere_leads_home_and_to_the_standards(grower):
     content = response.content.decode()
     assert '<a class="button" href="/">Go to the home page</a>' in content
     assert 'href="/standards/">Browse the standards</a>' in content
+
+
+def made_points(response) -> bool:
+    """Whether the request made the section's points, rather than using those kept."""
+    return any(t.name == "standards/standard_point.html" for t in response.templates)
+
+
+def test_a_section_page_is_made_once_for_every_user(grower):
+    assert made_points(grower.get(STORAGE))
+    assert not made_points(grower.get(STORAGE))
+    other = Client()
+    assert sign_in(other, "lapsed").status_code == 302
+    assert not made_points(other.get(STORAGE))
+    assert made_points(grower.get(f"{STORAGE}?critical=1"))  # a filter of its own
+    assert not made_points(grower.get(f"{STORAGE}?critical=1"))
+
+
+def test_filters_the_section_lacks_keep_no_page(grower):
+    """No address, however made up, adds to what the cache keeps."""
+    for _ in range(2):
+        response = grower.get(f"{STORAGE}?aim=made-up&revision=nonsense")
+        assert response.status_code == 200
+        assert made_points(response)

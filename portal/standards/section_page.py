@@ -1,0 +1,103 @@
+"""A section's page: what it lists for a request's filters, made once for each version of the
+section and each filter, and kept in the shared cache for every user."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+from django.template.loader import get_template, render_to_string
+from django.utils.safestring import SafeString
+
+from portal.assurance import records
+from portal.assurance.client import Credentials
+from portal.standards import cached
+from portal.standards.addresses import PREVIEW
+from portal.standards.filters import Choices, Filters
+from portal.standards.points import Point, arrange
+
+SECTION_TEMPLATES = ("standards/section.html", "standards/standard_point.html")
+
+
+@dataclass
+class SectionListing:
+    """A section's standard points that the filters keep. The points are arranged (their HTML
+    made safe) only when asked for."""
+
+    section: records.SectionData
+    filters: Filters  # less any aim or revision the section does not have
+    choices: Choices
+
+    @classmethod
+    def of(cls, section: records.SectionData, requested: Filters) -> SectionListing:
+        choices = Choices.of(section)
+        return cls(section, requested.within(choices), choices)
+
+    @cached_property
+    def points(self) -> list[Point]:
+        return self.filters.apply(arrange(self.section))
+
+    @property
+    def total(self) -> int:
+        return len(self.section.standard_points)
+
+    @property
+    def described(self) -> list[str]:
+        """What the filters keep, in words ("with critical answers"); empty if they keep all."""
+        return self.filters.described(self.choices)
+
+
+@dataclass(frozen=True)
+class Made:
+    """A part of a section's page as made for one filter: the whole content, or its points."""
+
+    title: str
+    html: SafeString
+    query: str  # the filters that apply, as an address's query
+
+
+def section_part(
+    request: HttpRequest,
+    part: str,
+    credentials: Credentials,
+    stage: str,
+    scheme_guid: str,
+    fetched: cached.Fetched[records.SectionData],
+) -> Made:
+    """The page's `part` ("content" or "points") for the request's filters, kept in the shared
+    cache by the section's version, the scheme list's (its name is in the breadcrumbs) and the
+    templates' change time: a kept part is used by every user until one of them changes."""
+    schemes = cached.schemes_if_any(credentials, stage)
+    requested = Filters.of(request)
+    key = cached.cache_key(
+        f"section-{part}", stage, scheme_guid, fetched.version,
+        schemes.version if schemes else "", requested.query, _templates_version(),
+    )  # fmt: skip
+    made = cache.get(key)
+    if made is None:
+        listing = SectionListing.of(fetched.record, requested)
+        context = {
+            "stage": stage, "scheme_guid": scheme_guid, "section": fetched.record,
+            "scheme_name": cached.name_in(schemes, scheme_guid), "listing": listing,
+        }  # fmt: skip
+        html = render_to_string(f"standards/section.html#{part}", context, request)
+        made = Made(_title(fetched.record, stage), SafeString(html), listing.filters.query)
+        if listing.filters == requested:  # an address of filters the section lacks keeps none
+            cache.set(key, made, settings.STANDARDS_KEEP_SECONDS)
+    return made
+
+
+def _title(section: records.SectionData, stage: str) -> str:
+    return (section.section_name or "") + (" (preview)" if stage == PREVIEW else "")
+
+
+def _templates_version() -> str:
+    """When the templates a section's page is made with last changed, so that a changed
+    template shows on the next request."""
+    return "-".join(
+        str(os.stat(get_template(name).origin.name).st_mtime_ns) for name in SECTION_TEMPLATES
+    )
