@@ -71,6 +71,9 @@ def test_a_grower_finds_a_section_filters_searches_compares_and_downloads(
     expect(page.get_by_role("heading", level=1)).to_have_text("CR.ST Storage")
     expect(page.locator("#points .count")).to_have_text(f"{STORAGE_POINTS} standard points")
     expect(_points(page)).to_have_count(STORAGE_POINTS)
+    expect(page.get_by_role("button", name="Apply")).to_have_count(0)  # filters apply at once
+    sub_point = page.locator("#point-CR-ST-3-1").bounding_box()
+    assert sub_point["x"] > page.locator("#point-CR-ST-3").bounding_box()["x"], "indented"
     assert_accessible(page)
 
     # Critical answers only: htmx narrows the list in place and pushes the address.
@@ -104,6 +107,13 @@ def test_a_grower_finds_a_section_filters_searches_compares_and_downloads(
     expect(page.get_by_label("Critical answers only")).to_be_checked()
     expect(_points(page)).to_have_count(STORAGE_CRITICAL)
     assert page.evaluate("() => window.__samePage") is None
+
+    # Clear filters: every point again, and nothing ticked.
+    page.get_by_role("link", name="Clear filters").click()
+    expect(page).to_have_url(f"{portal_url}{_section_path()}")
+    expect(_points(page)).to_have_count(STORAGE_POINTS)
+    expect(page.get_by_label("Critical answers only")).not_to_be_checked()
+    expect(page.get_by_role("link", name="Clear filters")).to_have_count(0)
 
     # Search by reference, from the scheme's page.
     page.get_by_role("navigation", name="Breadcrumbs").get_by_role("link", name=CROPS).click()
