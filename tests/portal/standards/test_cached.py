@@ -4,20 +4,24 @@ stands in while the upstream cannot be reached."""
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import timedelta
 
+import msgspec
 import pytest
 from django.test import Client
 from django.utils import timezone
 
 from portal import upstream
+from portal.standards import cached
 from tests.portal.accounts.helpers import sign_in, upstream_calls
 from tests.portal.standards.helpers import (
     CROPS,
     HTMX,
     STORAGE,
     UNKNOWN_SCHEME,
+    demo,
     demo_references,
     main,
     refreshed_at,
@@ -226,3 +230,52 @@ def test_filters_the_section_lacks_keep_no_page(grower):
         response = grower.get(f"{STORAGE}?aim=made-up&revision=nonsense")
         assert response.status_code == 200
         assert made_points(response)
+
+
+def breadcrumbs(response) -> str:
+    [crumbs] = re.findall(
+        r'<nav class="breadcrumbs" aria-label="Breadcrumbs">(.*?)</nav>',
+        response.content.decode(),
+        re.S,
+    )
+    return " ".join(crumbs.split())
+
+
+def test_a_stale_page_of_unchanged_content_is_not_made_again(grower, settings):
+    assert made_points(grower.get(STORAGE))
+    settings.STANDARDS_FRESH_SECONDS = 0  # the service is asked again: the same content
+    with upstream_calls() as calls:
+        response = grower.get(STORAGE)
+    assert "section_data" in [call.operation for call in calls]
+    assert not made_points(response)
+    assert shown_references(main(response.content.decode())) == demo_references("crops", "CR.ST")
+
+
+def test_the_breadcrumbs_name_the_scheme_and_a_renamed_scheme_makes_the_page_again(
+    grower, monkeypatch
+):
+    name = demo("crops")["name"]
+    assert f'<a href="/standards/{CROPS}/">{name}</a>' in breadcrumbs(grower.get(STORAGE))
+    as_listed = cached.schemes_if_any
+
+    def renamed(credentials, stage):
+        listed = as_listed(credentials, stage)
+        items = [
+            msgspec.structs.replace(s, scheme_name="Crops, renamed")
+            if s.scheme_guid == CROPS else s
+            for s in listed.record.items
+        ]  # fmt: skip
+        record = msgspec.structs.replace(listed.record, items=items)
+        return cached.Fetched(lambda: record, listed.refreshed, "another version", False)
+
+    monkeypatch.setattr(cached, "schemes_if_any", renamed)
+    response = grower.get(STORAGE)
+    assert made_points(response)
+    assert f'<a href="/standards/{CROPS}/">Crops, renamed</a>' in breadcrumbs(response)
+
+
+def test_a_page_whose_scheme_name_cannot_be_had_says_the_scheme(grower, monkeypatch):
+    monkeypatch.setattr(cached, "schemes_if_any", lambda credentials, stage: None)
+    response = grower.get(STORAGE)
+    assert f'<a href="/standards/{CROPS}/">The scheme</a>' in breadcrumbs(response)
+    assert shown_references(main(response.content.decode())) == demo_references("crops", "CR.ST")
