@@ -44,10 +44,32 @@ ASSURANCE_LOOKUP_PASSWORD = env_str(
 # by default one derived from SECRET_KEY).
 PORTAL_TOKEN_KEY = env_str("PORTAL_TOKEN_KEY", "")
 PORTAL_SESSION_IDLE_SECONDS = env_int("PORTAL_SESSION_IDLE_SECONDS", 60 * 60)
-# Sign-in attempts the portal lets through per window, before it calls the service at all.
-PORTAL_SIGN_IN_WINDOW_SECONDS = env_int("PORTAL_SIGN_IN_WINDOW_SECONDS", 15 * 60)
-PORTAL_SIGN_IN_PER_ADDRESS = env_int("PORTAL_SIGN_IN_PER_ADDRESS", 20)
-PORTAL_SIGN_IN_PER_USERNAME = env_int("PORTAL_SIGN_IN_PER_USERNAME", 5)
+# The service's lockout: failed logins in a row from one address that lock it, and for how
+# long (SANDBOX_LOCKOUT_FAILURES and _SECONDS on the sandbox). The limits below follow them.
+ASSURANCE_LOCKOUT_FAILURES = env_int("ASSURANCE_LOCKOUT_FAILURES", 5)
+ASSURANCE_LOCKOUT_SECONDS = env_int("ASSURANCE_LOCKOUT_SECONDS", 15 * 60)
+# Whether the service believes the X-Forwarded-For the portal sends on login (the portal's
+# address is among its trusted proxies): then its lockout falls on each user's own address.
+ASSURANCE_FORWARDS_CLIENT_ADDRESS = env_bool("ASSURANCE_FORWARDS_CLIENT_ADDRESS", False)
+# Failed sign-ins the portal passes on per window, per client address and per username, before
+# it refuses more (a password that has worked here before always passes): docs/operations.md.
+PORTAL_SIGN_IN_WINDOW_SECONDS = env_int("PORTAL_SIGN_IN_WINDOW_SECONDS", ASSURANCE_LOCKOUT_SECONDS)
+_below_the_lockout = max(1, ASSURANCE_LOCKOUT_FAILURES - 1)
+PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = env_int(
+    "PORTAL_SIGN_IN_FAILURES_PER_ADDRESS", _below_the_lockout
+)
+PORTAL_SIGN_IN_FAILURES_PER_USERNAME = env_int(
+    "PORTAL_SIGN_IN_FAILURES_PER_USERNAME", _below_the_lockout
+)
+# Verifiers of passwords that have worked here (portal/accounts/verifiers.py) are made with the
+# first: scrypt, slow and memory-hard. Portal users have no passwords of their own.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+]
 
 # --- standards (portal/standards/cached.py) -------------------------------------------------------
 STANDARDS_FRESH_SECONDS = env_int("STANDARDS_FRESH_SECONDS", 10 * 60)

@@ -1,8 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import RedirectView
 
 from portal import views
+from portal.accounts.views import admin_sign_in
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -11,10 +11,7 @@ urlpatterns = [
     path("accounts/", include("portal.accounts.urls")),
     path("standards/", include("portal.standards.urls")),
     # Staff sign in like everyone else: through the Assurance service.
-    path(
-        "admin/login/",
-        RedirectView.as_view(pattern_name="accounts:sign-in", query_string=True),
-    ),
+    path("admin/login/", admin_sign_in),
     path("admin/", admin.site.urls),
 ]
 

@@ -2,7 +2,8 @@
 
 Configured by ASSURANCE_LOOKUP_USERNAME and ASSURANCE_LOOKUP_PASSWORD. Its token is shared by
 every portal process through the cache (encrypted, like users' tokens), and when the upstream
-stops accepting it the account signs in again, once, and the call is repeated.
+stops accepting it the account signs in again, once, and the call is repeated. Its sign-ins
+go through the portal's sign-in limits like everyone's (portal.accounts.throttle).
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from portal.accounts import credentials
+from portal.accounts import credentials, throttle
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AssuranceError, AuthenticationRequired
-from portal.upstream import client
 
 CACHE_KEY = "lookup-account:token"
 FALLBACK_LIFETIME = timedelta(hours=1)  # when the upstream gives no expiry
@@ -43,7 +43,7 @@ def _token() -> BearerToken:
     username, password = settings.ASSURANCE_LOOKUP_USERNAME, settings.ASSURANCE_LOOKUP_PASSWORD
     if not username or not password:
         raise LookupAccountMissing()
-    authorization = client().login(username, password)
+    authorization = throttle.login(username, password, client_address=None)
     lifetime = (authorization.expires - timezone.now()) if authorization.expires else None
     seconds = (lifetime or FALLBACK_LIFETIME).total_seconds() - 60  # renew a little early
     if seconds > 0:

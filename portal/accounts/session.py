@@ -13,19 +13,21 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import HttpResponseClientRedirect
 
-from portal.accounts import credentials
+from portal.accounts import credentials, throttle
 from portal.assurance import records
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired, UnexpectedResponse
+from portal.lib.client_address import client_address
 from portal.upstream import client
 
 
 def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseUser:
     """Signs in upstream for a token, mirrors the account locally, starts the session.
 
-    Raises the client's errors (AuthenticationFailed, LockoutWarning, ...) unchanged.
+    Raises the client's errors (AuthenticationFailed, LockoutWarning, ...) unchanged, and
+    SignInRefused when the portal's own limits turn the attempt away.
     """
-    authorization = client().login(username, password)
+    authorization = throttle.login(username, password, client_address=client_address(request))
     token = BearerToken(authorization.token)
     user = _mirror(username, _account_name(token))
     login(request, user)  # a new session key, with the one backend of the settings

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
-from django.contrib import messages
+import math
+
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -11,25 +15,39 @@ from django.views.decorators.http import require_POST
 
 from portal.accounts import throttle
 from portal.accounts.forms import SignInForm
-from portal.accounts.session import safe_next, sign_in, sign_out
+from portal.accounts.session import safe_next, sign_in, sign_in_url, sign_out
+from portal.accounts.throttle import SignInRefused
 from portal.assurance.errors import (
     AssuranceError,
     AuthenticationFailed,
     LockoutActive,
     LockoutWarning,
 )
+from portal.lib.client_address import client_address
 
-FAILED = "The username or password is not right. Check them and try again."
-WARNING = (
-    "The username or password is not right. One more failure locks sign-in for a while, "
-    "so check them carefully."
+WRONG = "The username or password is not right."
+FAILED = f"{WRONG} Check them and try again."
+STILL_WORKS = "If you have signed in here before, your usual password still works."
+TRIES_LEFT = "You have {tries} before {subject} is locked for {duration}."
+TRIES_LEFT_TO_NEW = (
+    "You have {tries} before only passwords that have worked here before are accepted."
 )
-LOCKED = "Sign-in is locked for a while after repeated failures. Please try again later."
-THROTTLED = "Too many sign-in attempts. Please wait a few minutes before trying again."
+LOCKED = "{subject} is locked for {duration} after repeated failures. " + STILL_WORKS
+LOCKED_TO_NEW = (
+    "After repeated failed sign-ins on this portal, only passwords that have worked here before "
+    "are accepted for now, until someone signs in with one. " + STILL_WORKS
+)
+LOCKED_BY_SERVICE = (
+    "The Assurance service has locked sign-in {whose} for {duration} after repeated failures."
+)
 UNAVAILABLE = (
     "The Assurance service cannot be reached just now, so nobody can sign in. "
     "Please try again in a minute."
 )
+SUBJECTS = {
+    throttle.ADDRESS: "sign-in from your address",
+    throttle.USERNAME: "sign-in to this account",
+}
 
 
 @sensitive_post_parameters("password")
@@ -55,20 +73,66 @@ def sign_in_page(request: HttpRequest) -> HttpResponse:
 
 def _attempt(request: HttpRequest, username: str, password: str) -> tuple[str | None, int]:
     """Signs in; returns the message to show and the status, or (None, 200) on success."""
-    if not throttle.allows(request, username):
-        return THROTTLED, 429
     try:
         sign_in(request, username, password)
-    except LockoutWarning:
-        return WARNING, 400
-    except AuthenticationFailed:
-        return FAILED, 400
-    except LockoutActive:
-        return LOCKED, 429
+    except (SignInRefused, LockoutActive):
+        return _locked(_standing(request, username)), 429
+    except AuthenticationFailed as failure:
+        return _failed(_standing(request, username), isinstance(failure, LockoutWarning)), 400
     except AssuranceError:
         return UNAVAILABLE, 503
-    throttle.forget_username(username)
     return None, 200
+
+
+def _standing(request: HttpRequest, username: str) -> throttle.Standing:
+    return throttle.standing(username, client_address(request))
+
+
+def _failed(standing: throttle.Standing, warned: bool) -> str:
+    """A wrong password's message; with the tries left once they are few or the service warns."""
+    if standing.tries == 0:
+        return f"{WRONG} {_locked(standing)}"
+    if not (warned or standing.tries == 1):
+        return FAILED
+    tries = "one more try" if standing.tries == 1 else f"{standing.tries} more tries"
+    if standing.limit == throttle.SHARED:
+        return f"{WRONG} {TRIES_LEFT_TO_NEW.format(tries=tries)}"
+    subject, duration = SUBJECTS[standing.limit], _in_words(standing.seconds)
+    return f"{WRONG} {TRIES_LEFT.format(tries=tries, subject=subject, duration=duration)}"
+
+
+def _locked(standing: throttle.Standing) -> str:
+    """Why sign-in is refused now, and for how long."""
+    if standing.limit == throttle.SHARED:
+        return LOCKED_TO_NEW
+    duration = _in_words(standing.seconds)
+    if standing.limit == throttle.LOCKOUT:
+        forwarded = settings.ASSURANCE_FORWARDS_CLIENT_ADDRESS
+        whose = "from your address" if forwarded else "for everyone on this portal"
+        return LOCKED_BY_SERVICE.format(whose=whose, duration=duration)
+    return LOCKED.format(subject=SUBJECTS[standing.limit].capitalize(), duration=duration)
+
+
+def _in_words(seconds: float | None) -> str:
+    """A duration as a person would say it: "about 15 minutes"."""
+    minutes = math.ceil((seconds or 0) / 60)
+    if minutes <= 1:
+        return "about a minute"
+    if minutes < 60:
+        return f"about {minutes} minutes"
+    hours = round(minutes / 60)
+    return "about an hour" if hours == 1 else f"about {hours} hours"
+
+
+def admin_sign_in(request: HttpRequest) -> HttpResponse:
+    """Where Django's admin sends whoever it does not let in. Staff sign in like everyone else,
+    through the service; a signed-in user who is not staff gets the 403 page."""
+    next_path = safe_next(request, request.GET.get("next"))
+    if not request.user.is_authenticated:
+        return redirect(sign_in_url(next_path))
+    if admin.site.has_permission(request):
+        return redirect(next_path or "admin:index")
+    raise PermissionDenied
 
 
 @require_POST

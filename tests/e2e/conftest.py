@@ -247,8 +247,8 @@ def upstream_tokens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     tokens: list[str] = []
     login = AssuranceClient.login
 
-    def recording_login(self: AssuranceClient, username: str, password: str):
-        authorization = login(self, username, password)
+    def recording_login(self: AssuranceClient, username: str, password: str, **kwargs):
+        authorization = login(self, username, password, **kwargs)
         tokens.append(authorization.token)
         return authorization
 

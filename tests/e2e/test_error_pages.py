@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from portal.accounts.views import FAILED, THROTTLED
+from portal.accounts.views import LOCKED, WRONG
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in, submit_sign_in
 from tests.portal.accounts.helpers import replace_view
 
@@ -50,20 +50,20 @@ def test_a_form_without_its_csrf_cookie_shows_the_form_expired_page(page: Page, 
     assert urlsplit(page.url).path == "/accounts/sign-in/"  # signed out: home asks to sign in
 
 
-def test_a_second_attempt_over_the_usernames_share_is_turned_away_with_429(
+def test_an_attempt_over_the_usernames_share_is_turned_away_with_429(
     page: Page, portal_url: str, settings, fresh_lockouts, upstream_tokens: list[str]
 ):
-    settings.PORTAL_SIGN_IN_PER_USERNAME = 1
-    # A failure, so the username's count is not cleared as a success would clear it.
+    settings.PORTAL_SIGN_IN_FAILURES_PER_USERNAME = 1
+    locked = LOCKED.format(subject="Sign-in to this account", duration="about 15 minutes")
     sign_in(page, portal_url, "grower", "not-the-password")
     summary = page.locator(".error-summary")
-    expect(summary).to_have_text(FAILED)
+    expect(summary).to_have_text(f"{WRONG} {locked}")
 
     with page.expect_response(lambda r: r.request.method == "POST") as posted:
-        submit_sign_in(page, *GROWER)  # even the right password
+        submit_sign_in(page, *GROWER)  # even the right password, never used here before
     assert posted.value.status == 429
     expect(page).to_have_title("Sign in · Assurance portal")
-    expect(summary).to_have_text(THROTTLED)
+    expect(summary).to_have_text(locked)
     expect(summary).to_have_attribute("role", "alert")
     expect(page.get_by_role("button", name="Sign out")).to_have_count(0)  # not signed in
     assert upstream_tokens == [], "the right password, turned away, never reached the service"

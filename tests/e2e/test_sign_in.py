@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from portal import upstream
-from portal.accounts.views import FAILED, WARNING
+from portal.accounts.views import FAILED, LOCKED_TO_NEW, TRIES_LEFT_TO_NEW, WRONG
 from portal.assurance.client import AssuranceClient
 from tests.e2e.conftest import (
     GROWER,
@@ -60,7 +60,7 @@ def test_a_new_user_signs_in_sees_their_memberships_and_signs_out(
     assert session and all(c["httpOnly"] and c["sameSite"] == "Lax" for c in session)
 
 
-def test_a_wrong_password_shows_the_error_and_the_third_warns_of_the_lockout(
+def test_wrong_passwords_say_how_many_tries_are_left_and_when_they_are_used_up(
     page: Page, portal_url: str, fresh_lockouts
 ):
     sign_in(page, portal_url, "grower", "not-the-password")
@@ -72,11 +72,23 @@ def test_a_wrong_password_shows_the_error_and_the_third_warns_of_the_lockout(
     assert_accessible(page)
 
     submit_sign_in(page, "grower", "still-not-the-password")
-    expect(summary).to_have_text(FAILED)
-    submit_sign_in(page, "grower", "nor-this-one")
-    expect(summary).to_contain_text("One more failure locks sign-in for a while")
-    expect(summary).to_have_text(WARNING)
+    expect(summary).to_have_text(f"{WRONG} {TRIES_LEFT_TO_NEW.format(tries='one more try')}")
+    submit_sign_in(page, "grower", "nor-this-one")  # the service warns: the portal stops here
+    expect(summary).to_have_text(f"{WRONG} {LOCKED_TO_NEW}")
     assert_accessible(page)
+
+
+def test_a_user_who_signed_in_before_still_signs_in_after_strangers_failures(
+    page: Page, portal_url: str, fresh_lockouts
+):
+    sign_in(page, portal_url, *GROWER)
+    sign_out(page)
+    for _ in range(5):
+        submit_sign_in(page, "lapsed", "not-the-password")
+    expect(page.locator(".error-summary")).to_have_text(LOCKED_TO_NEW)
+    submit_sign_in(page, *GROWER)
+    expect(page).to_have_url(f"{portal_url}/")
+    memberships_loaded(page)
 
 
 def test_an_empty_form_says_which_fields_are_missing_without_asking_upstream(
@@ -84,7 +96,7 @@ def test_an_empty_form_says_which_fields_are_missing_without_asking_upstream(
 ):
     calls: list[str] = []
     monkeypatch.setattr(
-        AssuranceClient, "login", lambda self, username, password: calls.append(username)
+        AssuranceClient, "login", lambda self, username, password, **_: calls.append(username)
     )
     page.goto(f"{portal_url}/accounts/sign-in/")
     with page.expect_response(lambda r: r.request.method == "POST") as posted:

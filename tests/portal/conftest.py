@@ -6,6 +6,13 @@ from django.test import Client
 from tests.portal.accounts.helpers import sign_in
 
 
+@pytest.fixture(autouse=True)
+def quick_password_verifiers(settings) -> None:
+    """Every sign-in keeps or checks a verifier of its password; scrypt's 0.2 s for each would
+    slow the suite by minutes. tests/portal/accounts/test_verifiers.py checks the real one."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def grower(client: Client, upstream_sandbox, db) -> Client:
     """A test client signed in as the demo grower, through the portal and the live sandbox."""

@@ -1,9 +1,13 @@
-"""What the portal's tests share: signing in through the portal, and counting upstream calls."""
+"""What the portal's tests share: signing in through the portal (from an address of the test's
+choosing), counting upstream calls, and what the service counts against an address."""
 
 from __future__ import annotations
 
+import re
+import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
+from html import unescape
 
 import pytest
 from django.http import HttpResponse
@@ -13,6 +17,7 @@ from django.urls import URLPattern
 from portal import urls
 from portal.assurance.client import CallReport
 from portal.upstream import call_reported
+from tests.conftest import Sandbox
 
 PASSWORDS = {
     "grower": "grower-demo-pass",
@@ -60,3 +65,30 @@ def replace_view(monkeypatch: pytest.MonkeyPatch, name: str, view: object) -> No
     patching the module's function would not reach it)."""
     [pattern] = [p for p in urls.urlpatterns if isinstance(p, URLPattern) and p.name == name]
     monkeypatch.setattr(pattern, "callback", view)
+
+
+def sign_in_from(
+    client: Client, address: str, username: str = "grower", password: str | None = None
+) -> HttpResponse:
+    """Signs in as a user at `address`, reaching the portal through a trusted proxy (the test
+    sets PORTAL_TRUSTED_PROXIES to the test client's 127.0.0.1)."""
+    return sign_in(client, username, password, headers={"X-Forwarded-For": address})
+
+
+def failures_at_the_service(sandbox: Sandbox, address: str) -> tuple[int, bool]:
+    """The service's count of failed logins in a row from `address`, and whether it is locked,
+    as the sandbox keeps them."""
+    with closing(sqlite3.connect(f"file:{sandbox.database}?mode=ro", uri=True)) as db:
+        row = db.execute(
+            "SELECT failures, locked_until FROM sandbox_loginthrottle WHERE address = ?", [address]
+        ).fetchone()
+    failures, locked_until = row or (0, None)
+    return failures, locked_until is not None
+
+
+def error_summary(response: HttpResponse) -> str:
+    """The sign-in page's error message, as its text reads."""
+    html = response.content.decode()
+    found = re.search(r'<div class="error-summary"[^>]*>\s*<p>(.*?)</p>', html, re.S)
+    assert found, "the page shows no error"
+    return unescape(found.group(1))

@@ -8,7 +8,11 @@ from django.core.cache import cache
 from portal import upstream
 from portal.accounts import credentials
 from portal.accounts.lookup import CACHE_KEY, LookupAccountMissing, call_as_lookup_account
-from tests.portal.accounts.helpers import upstream_calls
+from portal.accounts.throttle import SignInRefused
+from portal.assurance.errors import AssuranceError, AuthenticationFailed, LockoutWarning
+from tests.portal.accounts.helpers import failures_at_the_service, sign_in, upstream_calls
+
+pytestmark = pytest.mark.django_db
 
 MONTH_AND_A_DAY = 31 * 24 * 60 * 60
 
@@ -34,8 +38,8 @@ def test_it_keeps_the_token_encrypted_in_the_cache(upstream_sandbox, monkeypatch
     issued = []
     login = upstream.client().login
 
-    def spy(username: str, password: str):
-        issued.append(login(username, password))
+    def spy(username: str, password: str, **kwargs):
+        issued.append(login(username, password, **kwargs))
         return issued[-1]
 
     monkeypatch.setattr(upstream.client(), "login", spy)
@@ -71,3 +75,28 @@ def test_it_needs_a_look_up_password(upstream_sandbox, settings):
     settings.ASSURANCE_LOOKUP_PASSWORD = ""
     with pytest.raises(LookupAccountMissing):
         call_as_lookup_account(whoami)
+
+
+@pytest.mark.parametrize("forwarding", [False, True])
+def test_a_wrong_look_up_password_cannot_lock_the_portals_address(
+    client, upstream_sandbox, fresh_lockouts, settings, forwarding
+):
+    assert sign_in(client, "grower").status_code == 302  # signed in here before
+    client.post("/accounts/sign-out/")
+    # The look-up account signs in from the portal's own address whether or not the portal
+    # forwards its users' addresses.
+    settings.ASSURANCE_FORWARDS_CLIENT_ADDRESS = forwarding
+    settings.ASSURANCE_LOOKUP_PASSWORD = "not-the-password"
+    outcomes = []
+    with upstream_calls() as calls:
+        for _ in range(6):
+            with pytest.raises(AssuranceError) as caught:
+                call_as_lookup_account(whoami)
+            outcomes.append(type(caught.value))
+    assert (
+        outcomes
+        == [AuthenticationFailed, AuthenticationFailed, LockoutWarning] + [SignInRefused] * 3
+    )
+    assert logins(calls) == 3
+    assert failures_at_the_service(upstream_sandbox, "127.0.0.1") == (3, False)
+    assert sign_in(client, "grower").status_code == 302

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from contextlib import closing
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -10,8 +12,10 @@ from django.contrib.sessions.models import Session
 
 from portal import upstream
 from portal.accounts import credentials
-from portal.assurance.errors import Unavailable
-from tests.portal.accounts.helpers import sign_in, upstream_calls
+from portal.accounts.views import FAILED, LOCKED_TO_NEW, WRONG
+from portal.assurance.client import AssuranceClient
+from portal.assurance.errors import AuthenticationFailed, LockoutActive, Unavailable
+from tests.portal.accounts.helpers import error_summary, sign_in, upstream_calls
 
 pytestmark = pytest.mark.django_db
 
@@ -86,8 +90,8 @@ def test_it_keeps_the_token_encrypted_in_the_server_side_session(
     issued = []
     login = upstream.client().login
 
-    def spy(username: str, password: str):
-        authorization = login(username, password)
+    def spy(username: str, password: str, **kwargs):
+        authorization = login(username, password, **kwargs)
         issued.append(authorization)
         return authorization
 
@@ -132,32 +136,40 @@ def test_it_changes_the_session_key(client, upstream_sandbox):
 def test_it_says_when_the_credentials_are_wrong(client, upstream_sandbox, fresh_lockouts):
     response = sign_in(client, "grower", "not-the-password")
     assert response.status_code == 400
-    assert b"The username or password is not right" in response.content
-    assert b"One more failure" not in response.content
+    assert error_summary(response) == FAILED
     assert "_auth_user_id" not in client.session
 
 
-def test_it_warns_before_the_service_locks_sign_in(
-    client, upstream_sandbox, fresh_lockouts, settings
+def test_it_says_how_many_tries_are_left_and_when_they_are_used_up(
+    client, upstream_sandbox, fresh_lockouts
 ):
-    settings.PORTAL_SIGN_IN_PER_USERNAME = 100
-    for _ in range(2):
-        assert sign_in(client, "grower", "not-the-password").status_code == 400
-    response = sign_in(client, "grower", "not-the-password")
-    assert response.status_code == 400
-    assert b"One more failure locks sign-in for a while" in response.content
+    answers = [sign_in(client, "grower", "not-the-password") for _ in range(3)]
+    assert [a.status_code for a in answers] == [400, 400, 400]
+    assert [error_summary(a) for a in answers] == [
+        FAILED,
+        f"{WRONG} You have one more try before only passwords that have worked here before "
+        "are accepted.",
+        f"{WRONG} {LOCKED_TO_NEW}",
+    ]
 
 
-def test_it_says_when_sign_in_is_locked(client, upstream_sandbox, fresh_lockouts, settings):
-    settings.PORTAL_SIGN_IN_PER_USERNAME = 100
-    for _ in range(4):
-        sign_in(client, "grower", "not-the-password")
-    response = sign_in(client, "grower", "not-the-password")
+def test_it_says_when_the_service_has_locked_sign_in(client, upstream_sandbox, fresh_lockouts):
+    with closing(AssuranceClient(upstream_sandbox.url)) as elsewhere:
+        for _ in range(5):  # the portal's address, from outside the portal
+            with contextlib.suppress(AuthenticationFailed, LockoutActive):
+                elsewhere.login("grower", "not-the-password")
+    locked = (
+        "The Assurance service has locked sign-in for everyone on this portal for about "
+        "15 minutes after repeated failures."
+    )
+    response = sign_in(client, "grower")
     assert response.status_code == 429
-    assert b"Sign-in is locked for a while" in response.content
-    response = sign_in(client, "grower")  # now even the right password
+    assert error_summary(response) == locked
+    with upstream_calls() as calls:
+        response = sign_in(client, "grower")
     assert response.status_code == 429
-    assert b"Sign-in is locked for a while" in response.content
+    assert error_summary(response) == locked
+    assert calls == []
     assert "_auth_user_id" not in client.session
 
 
