@@ -6,7 +6,11 @@ STAMP := $(VENV)/.installed
 SANDBOX_PORT ?= 8001
 PORTAL_PORT ?= 8000
 
-.PHONY: run test sandbox bench lint format install clean manage
+.PHONY: run test sandbox bench lint format install clean manage system-packages
+
+# The development commands: there the portal may run with its development secret key (without
+# SECRET_KEY, the portal refuses to start unless DEBUG is on; portal/settings.py).
+run test sandbox bench manage: export PORTAL_DEVELOPMENT = true
 
 # Finds Python 3.13 (or 3.12), including pyenv versions that are installed but not selected.
 define find_python
@@ -45,7 +49,12 @@ run: install
 sandbox: install
 	@$(PY) -m scripts.sandbox --port $(SANDBOX_PORT)
 
-test: install $(AXE)
+# Debian's Chromium and HarfBuzz subsetter, installed when missing if it may (root or sudo
+# without a password); otherwise it says what to install and stops.
+system-packages:
+	@scripts/install-system-packages
+
+test: install $(AXE) system-packages
 	@$(PY) -m pytest $(PYTEST_ARGS)
 
 # A manage.py command against the databases `make run` uses: make manage ARGS="grant_staff grower"

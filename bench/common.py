@@ -12,7 +12,6 @@ import io
 import math
 import os
 import pstats
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,11 @@ from tempfile import TemporaryDirectory
 import requests
 
 from sandbox.ids import guid_for
+from scripts import servers
+
+# Also for the benchmarks that start servers of their own.
+from scripts.servers import free_port as free_port
+from scripts.servers import stop as stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
@@ -41,12 +45,6 @@ BENCH_SECTOR, BENCH_PREFIX, BENCH_POINTS = "BM", "BX", 300
 
 
 # --- a sandbox of the benchmark's own -------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return s.getsockname()[1]
 
 
 def loopback_session() -> requests.Session:
@@ -128,25 +126,14 @@ def start_sandbox(
             sizes += ["--passports", str(passports)]
         setup["generate_large_data"] = _manage(database, "generate_large_data", *sizes)
 
-    port = free_port()
-    env = {**os.environ, "SANDBOX_DATABASE_URL": f"sqlite:///{database}", **settings}
-    env.pop("SANDBOX_ACCESS_LOG", None)
-    log = directory / "sandbox.log"
+    env = {name: value for name, value in os.environ.items() if name != "SANDBOX_ACCESS_LOG"}
     started = time.perf_counter()
-    with log.open("w") as log_file:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "scripts.sandbox", "--host", LOOPBACK, "--port", str(port),
-             "--workers", str(workers), "--quiet"],
-            cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    sandbox = Sandbox(f"http://{LOOPBACK}:{port}", process, database, log, workers, setup)
-    try:
-        wait_until_it_answers(process, log, sandbox.endpoint("/"))
-    except BaseException:
-        stop_process(process)
-        raise
+    server = servers.start_sandbox(
+        directory, workers=workers, env=env, SANDBOX_DATABASE_URL=f"sqlite:///{database}",
+        **settings,
+    )  # fmt: skip
     setup["start"] = time.perf_counter() - started
-    return sandbox
+    return Sandbox(server.url, server.process, database, directory / "sandbox.log", workers, setup)
 
 
 def wait_until_it_answers(
@@ -154,39 +141,7 @@ def wait_until_it_answers(
 ) -> None:
     """Returns once GET `url` answers 200; raises, with the server's `log`, if `process` stops
     or `time_limit` seconds pass first."""
-    session = loopback_session()
-    deadline = time.monotonic() + time_limit
-    answered = "nothing"
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(
-                f"The server for {url} stopped on start (exit status {process.returncode}):\n"
-                f"{log.read_text()}"
-            )
-        try:
-            status = session.get(url, timeout=5).status_code
-        except (requests.ConnectionError, requests.Timeout):  # not listening, or still loading
-            status = None
-        if status == 200:
-            return
-        if status is not None:
-            answered = f"status {status}"
-        time.sleep(0.2)
-    raise RuntimeError(
-        f"GET {url} did not answer 200 in {time_limit} s (last: {answered}):\n{log.read_text()}"
-    )
-
-
-def stop_process(process: subprocess.Popen) -> None:
-    """Stops a server the benchmark started (gunicorn stops its workers with it)."""
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=5)
+    servers.wait_until_up(url, process, time_limit, log)
 
 
 @contextmanager

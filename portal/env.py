@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+from pathlib import Path
 
 import dj_database_url
 
@@ -67,3 +69,13 @@ def env_database(name: str, default: str) -> dict:
         options = {}
     database["OPTIONS"] = {**options, **database.get("OPTIONS", {})}  # the URL's own win
     return database
+
+
+def database_label(database: dict) -> str:
+    """A short name of Django's `database` that no other database on this machine has: a
+    server's database by its name, a SQLite file by its name and a digest of its path (each
+    checkout has its own var/portal.sqlite3)."""
+    name = str(database["NAME"])
+    if database["ENGINE"] != "django.db.backends.sqlite3":
+        return name
+    return f"{Path(name).stem}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"

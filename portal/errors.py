@@ -56,6 +56,11 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     return render(request, "errors/400.html", status=400)
 
 
+def address_too_long(request: HttpRequest) -> HttpResponse:
+    """What gunicorn's worker answers a request line too long with (portal/gunicorn_config.py)."""
+    return render(request, "errors/400.html", {"address_too_long": True}, status=414)
+
+
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return render(request, "errors/403.html", status=403)
 

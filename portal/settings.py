@@ -1,21 +1,43 @@
 """Settings of the portal: one module, every knob from the environment, safe laptop defaults.
 
-A fresh checkout runs with none set: SQLite under var/, a file cache and a file-based broker,
-the local sandbox as the Assurance service. Production sets at least SECRET_KEY,
-ALLOWED_HOSTS, PORTAL_HTTPS, DATABASE_URL, REDIS_URL and ASSURANCE_BASE_URL (docs/operations.md).
+A fresh checkout runs with none set under the make commands: SQLite under var/, a file cache
+and a file-based broker, the local sandbox as the Assurance service. Production sets at least
+SECRET_KEY (without it and DEBUG, the portal refuses to start), ALLOWED_HOSTS, PORTAL_HTTPS,
+DATABASE_URL, REDIS_URL and ASSURANCE_BASE_URL (docs/operations.md).
 """
 
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from portal.env import env_bool, env_database, env_float, env_int, env_list, env_str
+from portal.env import (
+    database_label,
+    env_bool,
+    env_database,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
 DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = env_str("SECRET_KEY", "development-only-not-secret-set-SECRET_KEY-in-production")
+# Set by make run, make test and the other make commands (and the test suite itself): there,
+# as with DEBUG, the portal may run with its development secret key; nowhere else.
+PORTAL_DEVELOPMENT = env_bool("PORTAL_DEVELOPMENT", False)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY and not (DEBUG or PORTAL_DEVELOPMENT):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is not set, and DEBUG is off: the portal will not start with its "
+        "development key. Set SECRET_KEY to a long random string kept secret (or "
+        "SECRET_KEY_FILE to a file holding it), for example the output of "
+        "python -c 'import secrets; print(secrets.token_urlsafe(50))'. For development, "
+        "use make run, or set DEBUG=true."
+    )
+SECRET_KEY = SECRET_KEY or "development-only-not-secret-set-SECRET_KEY-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or ["127.0.0.1", "localhost", "[::1]"]
 # Addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
 PORTAL_TRUSTED_PROXIES = env_list("PORTAL_TRUSTED_PROXIES")
@@ -90,6 +112,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "portal.headers.HeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -126,6 +149,9 @@ TEMPLATES = [
 # --- data -----------------------------------------------------------------------------------------
 DATABASES = {"default": env_database("DATABASE_URL", f"sqlite:///{VAR_DIR / 'portal.sqlite3'}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Cache keys and job queues are named after the database, so that two checkouts (or the tests
+# beside make run) sharing one Redis never share sign-in counters, sessions or jobs.
+DATABASE_LABEL = database_label(DATABASES["default"])
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
@@ -134,6 +160,7 @@ if REDIS_URL:
 else:  # shared by the portal's processes and its worker on one machine
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
                           "LOCATION": str(VAR_DIR / "cache")}}  # fmt: skip
+CACHES["default"]["KEY_PREFIX"] = f"portal.{DATABASE_LABEL}"
 
 # --- jobs (portal/celery.py) ----------------------------------------------------------------------
 CELERY_BROKER_URL = REDIS_URL or "filesystem://"
@@ -148,6 +175,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "store_processed": False,
     }
 )
+CELERY_TASK_DEFAULT_QUEUE = f"portal.{DATABASE_LABEL}"
+CELERY_CONTROL_EXCHANGE = f"portal.{DATABASE_LABEL}"  # celery inspect and control reach only these
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from portal import views
+from portal import errors, views
 from portal.accounts.views import admin_sign_in
 
 urlpatterns = [
@@ -13,6 +13,8 @@ urlpatterns = [
     # Staff sign in like everyone else: through the Assurance service.
     path("admin/login/", admin_sign_in),
     path("admin/", admin.site.urls),
+    # The page gunicorn's worker answers an address too long with (portal/gunicorn_config.py).
+    path("address-too-long/", errors.address_too_long, name="address-too-long"),
 ]
 
 handler400 = "portal.errors.bad_request"

@@ -11,6 +11,9 @@ from portal.env import env_bool, env_database, env_int, env_list, env_str
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+# Unlike the portal, the sandbox starts without a secret key of its own, DEBUG or not: it
+# holds demo and test data only, its accounts' passwords are published in README.md, and a
+# secret key would protect nothing there. It is never deployed as the real service.
 SECRET_KEY = env_str("SANDBOX_SECRET_KEY", "sandbox-only-not-a-secret-0f3a9c2e7b")
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]", *env_list("SANDBOX_ALLOWED_HOSTS")]

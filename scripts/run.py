@@ -1,9 +1,9 @@
 """`make run`: starts the whole system on this machine and says where it is.
 
-The sandbox of the Assurance service (with its demo data), the portal under gunicorn and a
-Celery worker. PostgreSQL and Redis are used when DATABASE_URL and REDIS_URL say so, or when
-they answer on their usual local ports; otherwise the portal falls back to SQLite, a file cache
-and a file-system broker, and says so. Stops everything on Ctrl-C.
+The sandbox of the Assurance service (with its demo data) and the portal, started by
+scripts/servers.py, and a Celery worker. PostgreSQL and Redis are used when DATABASE_URL and
+REDIS_URL say so, or when they answer on their usual local ports; otherwise the portal falls
+back to SQLite, a file cache and a file-system broker, and says so. Stops everything on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from sandbox.demo.accounts import ACCOUNTS
+from scripts import servers
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/portal"
@@ -58,20 +58,22 @@ def choose_redis() -> tuple[str, str]:
     return "", "a file cache and a file-system broker in var/ (no Redis on 127.0.0.1:6379)"
 
 
-def wait_until_up(url: str, process: subprocess.Popen, seconds: float = 60) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            urllib.request.urlopen(url, timeout=2)
-            return True
-        except urllib.error.HTTPError:
-            return True  # it answers
-        except OSError:
-            time.sleep(0.3)
-    return False
+def environment(database: str, redis: str, sandbox_port: int) -> dict[str, str]:
+    """The environment of every process `make run` starts: the sandbox, the portal and the
+    worker (and of `make manage`'s commands)."""
+    return {
+        **os.environ,
+        "DATABASE_URL": database,
+        "REDIS_URL": redis,
+        "ASSURANCE_BASE_URL": os.environ.get("ASSURANCE_BASE_URL")
+        or f"http://127.0.0.1:{sandbox_port}",
+        "PORTAL_DEVELOPMENT": "true",  # the portal's development secret key is allowed
+    }
 
 
-def start(command: list[str], env: dict[str, str]) -> subprocess.Popen:
+def start_worker(env: dict[str, str]) -> subprocess.Popen:
+    command = ["-m", "celery", "-A", "portal.celery", "--quiet", "worker",
+               "--loglevel", "warning", "--concurrency", "2"]  # fmt: skip
     return subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env)
 
 
@@ -80,62 +82,48 @@ def main() -> int:
     portal_port = int(os.environ.get("PORTAL_PORT", "8000"))
     database, database_choice = choose_database()
     redis, redis_choice = choose_redis()
-    env = {**os.environ, "DATABASE_URL": database, "REDIS_URL": redis}
-    env.setdefault("ASSURANCE_BASE_URL", f"http://127.0.0.1:{sandbox_port}")
+    env = environment(database, redis, sandbox_port)
     for folder in ("broker", "broker-processed", "broker-control"):
         (ROOT / "var" / folder).mkdir(parents=True, exist_ok=True)
 
     print(f"Portal database: {database_choice}")
     print(f"Cache and job broker: {redis_choice}", flush=True)
-    migrate = subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT,
-                             env=env, check=False)  # fmt: skip
-    if migrate.returncode:
-        print("The portal's database could not be migrated; see above.", file=sys.stderr)
-        return 1
-
-    processes = {
-        "sandbox": start(["-m", "scripts.sandbox", "--port", str(sandbox_port), "--quiet"], env),
-        "portal": start(["-m", "gunicorn", "portal.wsgi:application",
-                         "--bind", f"127.0.0.1:{portal_port}", "--workers", "2",
-                         "--threads", "4", "--log-level", "warning"], env),
-        "worker": start(["-m", "celery", "-A", "portal.celery", "--quiet", "worker",
-                         "--loglevel", "warning", "--concurrency", "2"], env),
-    }  # fmt: skip
+    processes: dict[str, subprocess.Popen] = {}
     try:
-        urls = {
-            "sandbox": f"http://127.0.0.1:{sandbox_port}/",
-            "portal": f"http://127.0.0.1:{portal_port}/",
-        }
-        for name, url in urls.items():
-            if not wait_until_up(url, processes[name]):
-                print(f"The {name} did not start; see the messages above.", file=sys.stderr)
-                return 1
-        print()
-        print(f"  Assurance portal:           {urls['portal']}")
-        print(f"  Assurance service sandbox:  {urls['sandbox']}  (admin: {urls['sandbox']}admin/)")
-        print()
-        print("  Demo accounts (username / password):")
-        for account in ACCOUNTS:
-            print(f"    {account['username']:<10} {account['password']}")
-        print()
-        print("  Press Ctrl-C to stop.", flush=True)
+        sandbox = servers.start_sandbox(port=sandbox_port, env=env, wait=False)
+        processes["sandbox"] = sandbox.process
+        portal = servers.start_portal(port=portal_port, env=env, wait=False)
+        processes["portal"] = portal.process
+        processes["worker"] = start_worker(env)
+        sandbox.wait_until_up()
+        portal.wait_until_up()
+        print_addresses(portal.endpoint("/"), sandbox.endpoint("/"))
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         while all(p.poll() is None for p in processes.values()):
             time.sleep(0.5)
         stopped = [name for name, p in processes.items() if p.poll() is not None]
         print(f"Stopped: {', '.join(stopped)}; stopping the rest.", file=sys.stderr)
         return 1
+    except RuntimeError as error:  # a server that did not start
+        print(error, file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 0
     finally:
         for process in processes.values():
-            if process.poll() is None:
-                process.terminate()
-        for process in processes.values():
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            servers.stop(process, seconds=10)
+
+
+def print_addresses(portal: str, sandbox: str) -> None:
+    print()
+    print(f"  Assurance portal:           {portal}")
+    print(f"  Assurance service sandbox:  {sandbox}  (admin: {sandbox}admin/)")
+    print()
+    print("  Demo accounts (username / password):")
+    for account in ACCOUNTS:
+        print(f"    {account['username']:<10} {account['password']}")
+    print()
+    print("  Press Ctrl-C to stop.", flush=True)
 
 
 if __name__ == "__main__":

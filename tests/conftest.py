@@ -3,12 +3,8 @@ and a cache of each test's own."""
 
 from __future__ import annotations
 
-import os
-import socket
 import sqlite3
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -18,14 +14,9 @@ import pytest
 import requests
 
 from portal import upstream
+from scripts import servers
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -61,40 +52,21 @@ class Sandbox:
 
 
 def start_sandbox(directory: Path, **settings: str) -> Sandbox:
-    """Starts a sandbox on a free port with SANDBOX_* `settings`; returns once it answers."""
-    port = free_port()
+    """Starts a sandbox with its test hooks on a free port, its database and log in
+    `directory`, with SANDBOX_* `settings`; returns once it answers."""
     database = directory / "sandbox.sqlite3"
-    env = {
-        **os.environ,
-        "SANDBOX_DATABASE_URL": f"sqlite:///{database}",
-        "SANDBOX_TESTING": "true",
+    server = servers.start_sandbox(
+        directory,
+        SANDBOX_DATABASE_URL=f"sqlite:///{database}",
+        SANDBOX_TESTING="true",
         **settings,
-    }
-    log = directory / "sandbox.log"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "scripts.sandbox", "--port", str(port), "--quiet"],
-        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"The sandbox stopped on start:\n{log.read_text()}")
-        try:
-            requests.get(url + "/", timeout=2)
-            return Sandbox(url=url, process=process, log=log, database=database)
-        except (requests.ConnectionError, requests.Timeout):
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"The sandbox did not answer within a minute:\n{log.read_text()}")
+    )
+    return Sandbox(url=server.url, process=server.process, log=server.log, database=database)
 
 
 def stop_sandbox(sandbox: Sandbox) -> None:
-    sandbox.process.terminate()
-    try:
-        sandbox.process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        sandbox.process.kill()
+    sandbox._session.close()  # an idle keep-alive connection would hold up the shutdown
+    servers.stop(sandbox.process)
 
 
 @pytest.fixture(scope="session")

@@ -11,13 +11,17 @@ import time
 
 import requests
 
-from tests.conftest import ROOT, free_port
+from scripts.servers import free_port
+from tests.conftest import ROOT
 
 
 def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_path):
     portal_port, sandbox_port = free_port(), free_port()
+    # As on a new machine: no secret key, DEBUG off, not under make (which sets
+    # PORTAL_DEVELOPMENT, as does the test run); scripts.run allows the development key itself.
+    unset = ("SECRET_KEY", "SECRET_KEY_FILE", "DEBUG", "PORTAL_DEVELOPMENT")
     env = {
-        **os.environ,
+        **{name: value for name, value in os.environ.items() if name not in unset},
         "PORTAL_PORT": str(portal_port),
         "SANDBOX_PORT": str(sandbox_port),
         "SANDBOX_DATABASE_URL": f"sqlite:///{tmp_path / 'sandbox.sqlite3'}",
@@ -38,6 +42,8 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         sign_in = requests.get(f"http://127.0.0.1:{portal_port}/accounts/sign-in/", timeout=10)
         assert sign_in.status_code == 200
         assert requests.get(f"http://127.0.0.1:{sandbox_port}/", timeout=10).status_code == 200
+        too_long = f"http://127.0.0.1:{portal_port}/{'x' * 5000}"
+        assert "That address is too long" in requests.get(too_long, timeout=10).text
     finally:
         os.killpg(run.pid, signal.SIGTERM)
         run.wait(timeout=30)

@@ -1,0 +1,110 @@
+"""How gunicorn serves the portal, in production as in `make run`:
+
+    gunicorn --config python:portal.gunicorn_config portal.wsgi:application --bind ...
+
+The limits on a request's head are gunicorn's own, written out: no client can make a worker
+hold more than a few KiB of it before the portal sees the request. A request line over the
+limit (an address too long) is answered with the portal's own page, with every header its pages
+carry, rather than gunicorn's plain text; every other malformed request still gets gunicorn's.
+"""
+
+from __future__ import annotations
+
+import io
+import socket
+import sys
+
+from gunicorn.http.errors import LimitRequestLine
+from gunicorn.workers.gthread import ThreadWorker
+
+# Gunicorn reads the names below that are its settings and ignores the rest.
+worker_class = "portal.gunicorn_config.PortalWorker"
+limit_request_line = 4094  # bytes: the method, the address and the protocol
+limit_request_fields = 100
+limit_request_field_size = 8190  # bytes of any one header
+
+
+class PortalWorker(ThreadWorker):
+    """Gunicorn's threaded worker, answering an address too long with the portal's own page."""
+
+    def handle_error(self, req, client: socket.socket, addr, exc: Exception) -> None:
+        if not isinstance(exc, LimitRequestLine):
+            super().handle_error(req, client, addr, exc)
+            return
+        address = addr[0] if addr else ""
+        self.log.warning("Invalid request from ip=%s: %s", address, exc)
+        try:
+            page = self._address_too_long(address)
+        except Exception:
+            self.log.exception("The page for an address too long failed; gunicorn's instead")
+            super().handle_error(req, client, addr, exc)
+            return
+        try:
+            client.sendall(page)
+        except OSError:
+            self.log.debug("The client left before the page for an address too long was sent.")
+
+    def _address_too_long(self, client_address: str) -> bytes:
+        """The portal's answer to a GET of its page for an address too long, as bytes on the
+        wire. The request's own head was never read, so it asks for it as from a browser
+        with no cookie, at a host name the portal serves."""
+        answer: dict[str, object] = {}
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info=None):
+            answer.update(status=status, headers=headers)
+            return lambda data: None
+
+        chunks = self.wsgi(_environ(client_address), start_response)
+        try:
+            body = b"".join(chunks)
+        finally:
+            if hasattr(chunks, "close"):
+                chunks.close()  # ends the request for Django (its request_finished signal)
+        return _response(str(answer["status"]), answer["headers"], body)  # type: ignore[arg-type]
+
+
+def _environ(client_address: str) -> dict[str, object]:
+    from django.conf import settings
+    from django.urls import reverse
+
+    https = settings.PORTAL_HTTPS  # then the request came over HTTPS, to the proxy at least
+    host = _host_served(settings.ALLOWED_HOSTS)
+    return {
+        "REQUEST_METHOD": "GET",
+        "SCRIPT_NAME": "",
+        "PATH_INFO": reverse("address-too-long"),
+        "QUERY_STRING": "",
+        "SERVER_NAME": host,
+        "SERVER_PORT": "443" if https else "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": host,
+        "REMOTE_ADDR": client_address,
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "https" if https else "http",
+        "wsgi.input": io.BytesIO(),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+
+
+def _host_served(allowed_hosts: list[str]) -> str:
+    """A host name that `allowed_hosts` accepts: the first that names one."""
+    for pattern in allowed_hosts:
+        name = pattern.lstrip(".")  # ".example.org" accepts example.org
+        if name and name != "*":
+            return name
+    return "localhost"
+
+
+def _response(status: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+    """An HTTP/1.1 response that closes the connection: the rest of the request is unread."""
+    lines = [f"HTTP/1.1 {status}"]
+    lines += [
+        f"{name}: {value}"
+        for name, value in headers
+        if name.lower() not in ("connection", "content-length")
+    ]
+    lines += ["Connection: close", f"Content-Length: {len(body)}", "", ""]
+    return "\r\n".join(lines).encode("latin-1") + body
