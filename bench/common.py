@@ -33,6 +33,10 @@ from scripts.servers import stop as stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
+
+# Benchmarks are a development command (make bench sets this too): the portals they start, and
+# Django in their own process, may use the portal's development secret key.
+os.environ.setdefault("PORTAL_DEVELOPMENT", "true")
 REQUEST_TIMEOUT = 30  # seconds, for any one request
 START_TIMEOUT = 90  # seconds for a server to answer after it is started
 DEMO_USER, DEMO_PASSWORD = "grower", "grower-demo-pass"
