@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import socket
 import sys
+from collections.abc import Callable
 
 from gunicorn.http.errors import LimitRequestLine
 from gunicorn.workers.gthread import ThreadWorker
@@ -27,7 +28,9 @@ limit_request_field_size = 8190  # bytes of any one header
 class PortalWorker(ThreadWorker):
     """Gunicorn's threaded worker, answering an address too long with the portal's own page."""
 
-    def handle_error(self, req, client: socket.socket, addr, exc: Exception) -> None:
+    def handle_error(
+        self, req: object, client: socket.socket, addr: tuple | None, exc: Exception
+    ) -> None:
         if not isinstance(exc, LimitRequestLine):
             super().handle_error(req, client, addr, exc)
             return
@@ -50,7 +53,9 @@ class PortalWorker(ThreadWorker):
         with no cookie, at a host name the portal serves."""
         answer: dict[str, object] = {}
 
-        def start_response(status: str, headers: list[tuple[str, str]], exc_info=None):
+        def start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: object = None
+        ) -> Callable[[bytes], None]:
             answer.update(status=status, headers=headers)
             return lambda data: None
 
