@@ -68,6 +68,11 @@ def environment(database: str, redis: str, sandbox_port: int) -> dict[str, str]:
         "ASSURANCE_BASE_URL": os.environ.get("ASSURANCE_BASE_URL")
         or f"http://127.0.0.1:{sandbox_port}",
         "PORTAL_DEVELOPMENT": "true",  # the portal's development secret key is allowed
+        # The sandbox believes the portal's X-Forwarded-For, so its lockout falls on whoever
+        # failed to sign in; another service (ASSURANCE_BASE_URL set) decides for itself.
+        "SANDBOX_TRUSTED_PROXIES": os.environ.get("SANDBOX_TRUSTED_PROXIES") or "127.0.0.1",
+        "ASSURANCE_FORWARDS_CLIENT_ADDRESS": os.environ.get("ASSURANCE_FORWARDS_CLIENT_ADDRESS")
+        or ("false" if os.environ.get("ASSURANCE_BASE_URL") else "true"),
     }
 
 

@@ -1,0 +1,31 @@
+"""What `make run` hands the processes it starts: the sandbox trusts the portal as a proxy, and
+the portal forwards its users' addresses to it, unless the portal talks to another service."""
+
+from __future__ import annotations
+
+from scripts.run import environment
+
+
+def test_the_sandbox_trusts_the_portal_and_the_portal_forwards_addresses(monkeypatch):
+    monkeypatch.delenv("ASSURANCE_BASE_URL", raising=False)
+    monkeypatch.delenv("SANDBOX_TRUSTED_PROXIES", raising=False)
+    monkeypatch.delenv("ASSURANCE_FORWARDS_CLIENT_ADDRESS", raising=False)
+    env = environment("sqlite:///x", "", 8001)
+    assert env["ASSURANCE_BASE_URL"] == "http://127.0.0.1:8001"
+    assert env["SANDBOX_TRUSTED_PROXIES"] == "127.0.0.1"
+    assert env["ASSURANCE_FORWARDS_CLIENT_ADDRESS"] == "true"
+
+
+def test_another_service_is_not_assumed_to_trust_the_portal(monkeypatch):
+    monkeypatch.setenv("ASSURANCE_BASE_URL", "https://assurance.example.org")
+    monkeypatch.delenv("ASSURANCE_FORWARDS_CLIENT_ADDRESS", raising=False)
+    assert environment("sqlite:///x", "", 8001)["ASSURANCE_FORWARDS_CLIENT_ADDRESS"] == "false"
+
+
+def test_a_setting_of_ones_own_wins(monkeypatch):
+    monkeypatch.delenv("ASSURANCE_BASE_URL", raising=False)
+    monkeypatch.setenv("ASSURANCE_FORWARDS_CLIENT_ADDRESS", "false")
+    monkeypatch.setenv("SANDBOX_TRUSTED_PROXIES", "10.0.0.1")
+    env = environment("sqlite:///x", "", 8001)
+    assert env["ASSURANCE_FORWARDS_CLIENT_ADDRESS"] == "false"
+    assert env["SANDBOX_TRUSTED_PROXIES"] == "10.0.0.1"
