@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import time
 import types
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 
 import pytest
@@ -221,3 +222,16 @@ def test_a_kept_password_the_service_no_longer_takes_is_forgotten(
         assert sign_in_from(client, neighbour, "lapsed", "an-old-password").status_code == 429
     assert [c.outcome for c in calls] == ["AuthenticationFailed"]
     assert not verifiers.matches("lapsed", "an-old-password")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_burst_of_simultaneous_failures_stops_at_the_limit(
+    forwarding, upstream_sandbox, stranger
+):
+    def attempt(n: int) -> int:
+        return sign_in_from(Client(), stranger, "lapsed", f"not-the-password-{n}").status_code
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        statuses = sorted(pool.map(attempt, range(10)))
+    assert statuses == [400] * 4 + [429] * 6
+    assert failures_at_the_service(upstream_sandbox, stranger) == (4, False)
