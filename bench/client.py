@@ -11,8 +11,6 @@ then times on the same body in the same run:
   (target: at most 2 times as long);
 - `codec.decode(body, SectionData, Format.XML)` against `defusedxml.ElementTree.fromstring(body)`
   (target: at most 3 times as long).
-
-Where a target is missed it profiles `codec.decode` and prints where the time goes.
 """
 
 from __future__ import annotations
@@ -35,7 +33,6 @@ from bench.common import (
     ms,
     print_table,
     print_targets,
-    profile_by_own_time,
     size,
     time_calls,
 )
@@ -46,7 +43,6 @@ from sandbox.text import AIMS, ANSWERS, AUDIT_POINTS, QUESTIONS, Text
 
 AUDIT_POINTS_PER_POINT, ANSWERS_PER_POINT = 2, 3
 WARMUP, RUNS = 5, 30
-PROFILE_RUNS = 10
 JSON_RATIO, XML_RATIO = 2.0, 3.0
 SEED = "bench:client"
 
@@ -149,11 +145,6 @@ def _row(name: str, timing: Timing, n_bytes: int | None = None, ratio: float | N
     ]
 
 
-def _profile_decode(body: bytes, fmt: Format) -> str:
-    """The top of a cProfile of `codec.decode(body, SectionData, fmt)`, by own time."""
-    return profile_by_own_time(lambda: codec.decode(body, records.SectionData, fmt), PROFILE_RUNS)
-
-
 def main() -> None:
     heading("bench.client: decoding a 300-point section")
     print(f"Machine before: {machine_load()}")
@@ -197,13 +188,6 @@ def main() -> None:
         Target("codec.decode JSON / json.loads, median", json_ratio, JSON_RATIO, "x", True),
         Target("codec.decode XML / defusedxml parse, median", xml_ratio, XML_RATIO, "x", True),
     ]
-    for target, fmt in zip(targets, (Format.JSON, Format.XML), strict=True):
-        if not target.passed:
-            print(
-                f"\nWhere codec.decode ({fmt.name}) spends its time, {PROFILE_RUNS} decodes under "
-                "cProfile (own time first; cProfile inflates the many small calls):"
-            )
-            print(_profile_decode(bodies[fmt], fmt))
     print(f"\nMachine after: {machine_load()}")
     print()
     print_targets(targets)

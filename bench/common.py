@@ -1,5 +1,5 @@
-"""What the benchmarks share: the benchmark section, a sandbox of their own, timing, profiles,
-and the report they print.
+"""What the benchmarks share: the benchmark section, a sandbox of their own, timing and the
+report they print.
 
 Benchmarks report; they never fail the build. Every loop has a fixed count, all traffic goes to
 127.0.0.1, and a sandbox a benchmark starts is stopped however the benchmark ends.
@@ -7,11 +7,8 @@ Benchmarks report; they never fail the build. Every loop has a fixed count, all 
 
 from __future__ import annotations
 
-import cProfile
-import io
 import math
 import os
-import pstats
 import statistics
 import subprocess
 import sys
@@ -26,9 +23,6 @@ import requests
 
 from sandbox.ids import guid_for
 from scripts import servers
-
-# Also for the benchmarks that start servers of their own.
-from scripts.servers import free_port as free_port
 from scripts.servers import stop as stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +32,6 @@ LOOPBACK = "127.0.0.1"
 # Django in their own process, may use the portal's development secret key.
 os.environ.setdefault("PORTAL_DEVELOPMENT", "true")
 REQUEST_TIMEOUT = 30  # seconds, for any one request
-START_TIMEOUT = 90  # seconds for a server to answer after it is started
 DEMO_USER, DEMO_PASSWORD = "grower", "grower-demo-pass"
 
 # The section `generate_large_data` makes for the benchmarks, BM.BX of the benchmark scheme with
@@ -91,61 +84,34 @@ class Sandbox:
         return response.json()["token"]
 
 
-def _manage(database: Path, *args: str) -> float:
-    """Runs a `manage.py` command against `database` with the sandbox's settings; its seconds."""
+def start_sandbox(
+    directory: Path, *, points: int | None = None, passports: int | None = None, workers: int = 2
+) -> Sandbox:
+    """The sandbox (migrated, with its demo data, as scripts.servers starts it) on a free port
+    with a database in `directory`, and then `generate_large_data` in that database."""
+    env = {name: value for name, value in os.environ.items() if name != "SANDBOX_ACCESS_LOG"}
+    started = time.perf_counter()
+    server = servers.start_sandbox(directory, workers=workers, env=env)
+    setup = {"start": time.perf_counter() - started}
+    database = directory / "sandbox.sqlite3"
+    sizes = [*(["--points", str(points)] if points else []),
+             *(["--passports", str(passports)] if passports else [])]  # fmt: skip
+    started = time.perf_counter()
+    _manage(database, "generate_large_data", *sizes)
+    setup["generate_large_data"] = time.perf_counter() - started
+    return Sandbox(server.url, server.process, database, directory / "sandbox.log", workers, setup)
+
+
+def _manage(database: Path, *args: str) -> None:
+    """Runs a `manage.py` command against `database` with the sandbox's settings."""
     env = {**os.environ, "SANDBOX_DATABASE_URL": f"sqlite:///{database}"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    started = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "manage.py", *args, "--settings=sandbox.settings"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     if result.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stderr}")
-    return time.perf_counter() - started
-
-
-def start_sandbox(
-    directory: Path,
-    *,
-    large_data: bool = True,
-    points: int | None = None,
-    passports: int | None = None,
-    workers: int = 2,
-    **settings: str,
-) -> Sandbox:
-    """Prepares a fresh database in `directory` (migrations, demo data and, with `large_data`,
-    `generate_large_data`), starts `python -m scripts.sandbox` on a free port with SANDBOX_*
-    `settings`, and returns once it answers."""
-    database = directory / "sandbox.sqlite3"
-    setup = {
-        "migrate": _manage(database, "migrate", "--verbosity=0"),
-        "load_demo": _manage(database, "load_demo"),
-    }
-    if large_data:
-        sizes = []
-        if points is not None:
-            sizes += ["--points", str(points)]
-        if passports is not None:
-            sizes += ["--passports", str(passports)]
-        setup["generate_large_data"] = _manage(database, "generate_large_data", *sizes)
-
-    env = {name: value for name, value in os.environ.items() if name != "SANDBOX_ACCESS_LOG"}
-    started = time.perf_counter()
-    server = servers.start_sandbox(
-        directory, workers=workers, env=env, SANDBOX_DATABASE_URL=f"sqlite:///{database}",
-        **settings,
-    )  # fmt: skip
-    setup["start"] = time.perf_counter() - started
-    return Sandbox(server.url, server.process, database, directory / "sandbox.log", workers, setup)
-
-
-def wait_until_it_answers(
-    process: subprocess.Popen, log: Path, url: str, time_limit: float = START_TIMEOUT
-) -> None:
-    """Returns once GET `url` answers 200; raises, with the server's `log`, if `process` stops
-    or `time_limit` seconds pass first."""
-    servers.wait_until_up(url, process, time_limit, log)
 
 
 @contextmanager
@@ -197,27 +163,6 @@ def time_calls(call: Callable[[], object], count: int, warmup: int = 0) -> Timin
         call()
         samples.append((time.perf_counter() - started) * 1000)
     return Timing(tuple(samples))
-
-
-def profile_by_own_time(
-    call: Callable[[], object],
-    runs: int,
-    top: int = 14,
-    before: Callable[[], object] = lambda: None,
-) -> str:
-    """The `top` functions by own time of `runs` calls of `call` under cProfile, from the column
-    headings on; `before` runs unprofiled ahead of each call."""
-    profiler = cProfile.Profile()
-    for _ in range(runs):
-        before()
-        profiler.enable()
-        call()
-        profiler.disable()
-    out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
-    lines = out.getvalue().splitlines()
-    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
-    return "\n".join(line for line in lines[start:] if line.strip())
 
 
 # --- the report -----------------------------------------------------------------------------------

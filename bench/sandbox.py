@@ -6,8 +6,7 @@ Starts a sandbox of its own (a fresh SQLite database in a temporary directory, t
 `generate_large_data` with its defaults, gunicorn on a free loopback port), then measures:
 
 - section data for the benchmark's 300-point section BM.BX over HTTP, in JSON and in XML, with a
-  bearer token from one login (target: median under 30 ms), and where the time goes in-process:
-  the queries, building the records, encoding;
+  bearer token from one login (target: median under 30 ms);
 - a passport PDF over HTTP (for information), and in this process `render_passport_pdf(record)`
   against a bare WeasyPrint render of the same HTML (target: at most 1.3 times the bare render).
 """
@@ -40,7 +39,6 @@ from bench.common import (
 
 SECTION_WARMUP, SECTION_REQUESTS = 5, 50
 PDF_WARMUP, PDF_RENDERS = 2, 20
-IN_PROCESS_WARMUP, IN_PROCESS_RUNS = 3, 20
 
 SECTION_MEDIAN_MS = 30.0
 PDF_RATIO = 1.3
@@ -97,7 +95,6 @@ def main() -> None:
         http_rows.append(_row("GET passport PDF", pdf_http, pdf_bytes))
 
         # In this process, while the sandbox idles (it has no requests to answer meanwhile).
-        breakdown_rows = _section_breakdown(sandbox)
         pdf_rows, bare, ours = _pdf_renders(code)
     targets.append(
         Target(
@@ -112,8 +109,6 @@ def main() -> None:
     print(f"\nOver HTTP (sequential, one keep-alive connection, bearer token, {FORMATS['JSON']}"
           f" and {FORMATS['XML']}):")  # fmt: skip
     print_table(["request", "n", "median", "p95", "min", "size"], http_rows)
-    print("\nSection data in-process, where the time goes (no HTTP, no middleware):")
-    print_table(["step", "n", "median", "p95", "min", "size"], breakdown_rows)
     print("\nPassport PDF in-process:")
     print_table(["render", "n", "median", "p95", "min", "size"], pdf_rows)
     print(f"\nHTTP passport PDF median {ms(pdf_http.median)} (for information: render plus "
@@ -191,38 +186,6 @@ def _benchmark_passport_code() -> str:
     from sandbox.generate import passport_code
 
     return passport_code(0)
-
-
-def _section_breakdown(sandbox: Sandbox) -> list[list[str]]:
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    from portal.assurance import codec
-    from sandbox import standards
-
-    def build():
-        return standards.section_data(standards.find_section("live", SCHEME_GUID, BENCH_PREFIX, ""))
-
-    with CaptureQueriesContext(connection) as captured:
-        record = build()
-    queries = [q["sql"] for q in captured.captured_queries]
-
-    def run_queries() -> None:
-        with closing(sqlite3.connect(f"file:{sandbox.database}?mode=ro", uri=True)) as db:
-            for sql in queries:
-                db.execute(sql).fetchall()
-
-    rows = [
-        _row(f"SQL alone ({len(queries)} queries, raw sqlite3)",
-             time_calls(run_queries, IN_PROCESS_RUNS, IN_PROCESS_WARMUP), None),
-        _row("standards.section_data (ORM + records)",
-             time_calls(build, IN_PROCESS_RUNS, IN_PROCESS_WARMUP), None),
-    ]  # fmt: skip
-    for name, fmt in (("JSON", codec.Format.JSON), ("XML", codec.Format.XML)):
-        encoded = codec.encode(record, fmt)
-        timing = time_calls(lambda fmt=fmt: codec.encode(record, fmt), IN_PROCESS_RUNS, 1)
-        rows.append(_row(f"codec.encode ({name})", timing, len(encoded)))
-    return rows
 
 
 def _pdf_renders(code: str) -> tuple[list[list[str]], Timing, Timing]:

@@ -42,7 +42,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or ["127.0.0.1", "localhost", "[::1]"]
 # Addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
 PORTAL_TRUSTED_PROXIES = env_list("PORTAL_TRUSTED_PROXIES")
 
-# --- the upstream Assurance service (portal/upstream.py) ------------------------------------------
+# --- the Assurance service (portal/service.py) ----------------------------------------------------
 SANDBOX_URL = "http://127.0.0.1:8001"
 ASSURANCE_BASE_URL = env_str("ASSURANCE_BASE_URL", SANDBOX_URL)
 ASSURANCE_FORMAT = env_str("ASSURANCE_FORMAT", "json")

@@ -9,7 +9,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from portal.accounts.session import user_credentials
 from portal.lib.htmx import wants_fragment
-from portal.upstream import client
+from portal.service import client
 
 
 def health(request: HttpRequest) -> HttpResponse:

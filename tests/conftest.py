@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from portal import upstream
+from portal import service
 from scripts import servers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,9 +118,9 @@ def upstream_sandbox(sandbox, settings) -> Iterator[object]:
     settings.ASSURANCE_BASE_URL = sandbox.url
     settings.ASSURANCE_LOOKUP_USERNAME = "haulier"
     settings.ASSURANCE_LOOKUP_PASSWORD = "haulier-demo-pass"
-    upstream.client.cache_clear()
+    service.client.cache_clear()
     yield sandbox
-    upstream.client.cache_clear()
+    service.client.cache_clear()
 
 
 @pytest.fixture

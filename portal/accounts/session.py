@@ -18,7 +18,7 @@ from portal.assurance import records
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired, UnexpectedResponse
 from portal.lib.client_address import client_address
-from portal.upstream import client
+from portal.service import client
 
 
 def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseUser:

@@ -39,7 +39,7 @@ from portal.assurance.errors import (
     LockoutActive,
     LockoutWarning,
 )
-from portal.upstream import client
+from portal.service import client
 
 ADDRESS = "address"  # the client address's failures in the window
 USERNAME = "username"  # the username's failures in the window

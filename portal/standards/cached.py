@@ -24,8 +24,8 @@ from django.core.cache import cache
 from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.assurance.errors import NotFound, Unavailable, UnexpectedResponse
+from portal.service import client
 from portal.standards.addresses import PREVIEW
-from portal.upstream import client
 
 KEPT_FORMAT = 5  # of what the cache holds: entries of an earlier form are never read
 SECTIONS_AT_ONCE = 4  # sections a search or a comparison asks the service for at a time

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from portal import upstream
+from portal import service
 from portal.accounts.views import FAILED, LOCKED_TO_NEW, TRIES_LEFT_TO_NEW, WRONG
 from portal.assurance.client import AssuranceClient
 from tests.e2e.conftest import (
@@ -250,7 +250,8 @@ def test_an_unreachable_upstream_shows_the_unavailable_page_and_try_again_works(
 ):
     page = signed_in_page
     settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"  # nothing listens there
-    upstream.client.cache_clear()
+    settings.ASSURANCE_OUTAGE_SECONDS = 1  # how long the portal remembers that it is down
+    service.client.cache_clear()
 
     response = page.goto(f"{portal_url}/memberships/")
     assert response is not None and response.status == 503
@@ -261,7 +262,8 @@ def test_an_unreachable_upstream_shows_the_unavailable_page_and_try_again_works(
     assert_accessible(page)
 
     settings.ASSURANCE_BASE_URL = sandbox.url
-    upstream.client.cache_clear()
+    service.client.cache_clear()
+    page.wait_for_timeout(1100)  # the outage remembered lapses
     page.get_by_role("link", name="try again").click()
     expect(page).to_have_url(f"{portal_url}/memberships/")
     expect(page.get_by_role("heading", level=1)).to_have_text("Your memberships")

@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from portal.assurance.client import AssuranceClient, CallReport
-from portal.upstream import call_reported
+from portal.service import call_reported
 from sandbox.ids import guid_for
 
 CROPS = "Combinable Crops and Sugar Beet"
@@ -64,7 +64,7 @@ def run(sandbox, monkeypatch) -> Iterator:
 
 @pytest.fixture
 def calls() -> Iterator[list[CallReport]]:
-    """The call reports the command's client sends (through `portal.upstream.call_reported`)."""
+    """The call reports the command's client sends (through `portal.service.call_reported`)."""
     seen: list[CallReport] = []
 
     def receive(sender, report: CallReport, **kwargs) -> None:

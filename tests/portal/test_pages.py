@@ -9,7 +9,7 @@ import requests
 from django.core.exceptions import PermissionDenied
 from django.test import Client
 
-from portal import upstream
+from portal import service
 from tests.portal.accounts.helpers import replace_view, sign_in
 
 pytestmark = pytest.mark.django_db
@@ -177,7 +177,7 @@ class TestErrorPages:
     def test_an_unreachable_service_gives_the_503_page(self, client, upstream_sandbox, settings):
         sign_in(client, "grower")
         settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"
-        upstream.client.cache_clear()
+        service.client.cache_clear()
         response = client.get("/memberships/?page=2")
         assert response.status_code == 503
         content = response.content.decode()
@@ -192,7 +192,7 @@ class TestErrorPages:
     ):
         sign_in(client, "grower")
         settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"
-        upstream.client.cache_clear()
+        service.client.cache_clear()
         response = client.get(
             "/memberships/",
             headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/?from=home"},

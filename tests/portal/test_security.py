@@ -17,7 +17,7 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.test import Client, override_settings
 
-from portal import upstream
+from portal import service
 from tests.conftest import ROOT
 from tests.portal.accounts.helpers import replace_view, sign_in
 
@@ -208,7 +208,7 @@ def test_the_error_pages_are_as_strict(client, upstream_sandbox, settings, monke
     replace_view(monkeypatch, "home", forbidden)
     refused = client.get("/")
     settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"
-    upstream.client.cache_clear()
+    service.client.cache_clear()
     unavailable = client.get("/memberships/")
     assert (refused.status_code, unavailable.status_code) == (403, 503)
     for response in (refused, unavailable):

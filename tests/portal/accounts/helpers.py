@@ -16,7 +16,7 @@ from django.urls import URLPattern
 
 from portal import urls
 from portal.assurance.client import CallReport
-from portal.upstream import call_reported
+from portal.service import call_reported
 from tests.conftest import Sandbox
 
 PASSWORDS = {

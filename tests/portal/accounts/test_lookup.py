@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
-from portal import upstream
+from portal import service
 from portal.accounts import credentials
 from portal.accounts.lookup import CACHE_KEY, LookupAccountMissing, call_as_lookup_account
 from portal.accounts.throttle import SignInRefused
@@ -18,7 +18,7 @@ MONTH_AND_A_DAY = 31 * 24 * 60 * 60
 
 
 def whoami(token) -> str | None:
-    return upstream.client().authorisation(token).username
+    return service.client().authorisation(token).username
 
 
 def logins(calls) -> int:
@@ -36,13 +36,13 @@ def test_it_signs_in_once_and_reuses_the_token(upstream_sandbox):
 
 def test_it_keeps_the_token_encrypted_in_the_cache(upstream_sandbox, monkeypatch):
     issued = []
-    login = upstream.client().login
+    login = service.client().login
 
     def spy(username: str, password: str, **kwargs):
         issued.append(login(username, password, **kwargs))
         return issued[-1]
 
-    monkeypatch.setattr(upstream.client(), "login", spy)
+    monkeypatch.setattr(service.client(), "login", spy)
     call_as_lookup_account(whoami)
     [authorization] = issued
     stored = cache.get(CACHE_KEY)

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 import pytest
 from django.test import Client
 
-from portal import upstream
 from portal.accounts import verifiers
 from portal.accounts.views import FAILED, LOCKED_TO_NEW, TRIES_LEFT_TO_NEW, WRONG
+from portal.service import client as portal_client
 from tests.conftest import Sandbox, start_sandbox, stop_sandbox
 from tests.portal.accounts.helpers import (
     error_summary,
@@ -45,11 +45,11 @@ def service(one_address_sandbox: Sandbox, settings) -> Iterator[Sandbox]:
     settings.ASSURANCE_BASE_URL = one_address_sandbox.url
     settings.ASSURANCE_FORWARDS_CLIENT_ADDRESS = False
     settings.PORTAL_TRUSTED_PROXIES = ["127.0.0.1"]
-    upstream.client.cache_clear()
+    portal_client.cache_clear()
     one_address_sandbox.reset_lockouts()
     yield one_address_sandbox
     one_address_sandbox.reset_lockouts()
-    upstream.client.cache_clear()
+    portal_client.cache_clear()
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 
-from portal import upstream
+from portal import service
 from portal.accounts import credentials
 from portal.accounts.views import FAILED, LOCKED_TO_NEW, WRONG
 from portal.assurance.client import AssuranceClient
@@ -72,7 +72,7 @@ def test_by_e_mail_it_never_names_the_user_by_the_address(client, upstream_sandb
     def unavailable(token):
         raise Unavailable()
 
-    monkeypatch.setattr(upstream.client(), "authorisation", unavailable)
+    monkeypatch.setattr(service.client(), "authorisation", unavailable)
     sign_in(client, "grower@example.com", "grower-demo-pass")
     assert not get_user_model().objects.filter(username="grower@example.com").exists()
 
@@ -88,14 +88,14 @@ def test_it_keeps_the_token_encrypted_in_the_server_side_session(
     client, upstream_sandbox, monkeypatch
 ):
     issued = []
-    login = upstream.client().login
+    login = service.client().login
 
     def spy(username: str, password: str, **kwargs):
         authorization = login(username, password, **kwargs)
         issued.append(authorization)
         return authorization
 
-    monkeypatch.setattr(upstream.client(), "login", spy)
+    monkeypatch.setattr(service.client(), "login", spy)
     response = sign_in(client, "grower", next_path="/memberships/")
     [authorization] = issued
     token = authorization.token
@@ -194,11 +194,11 @@ def test_it_catches_a_missing_field_before_calling_the_service(
 
 def test_it_says_when_the_service_cannot_be_reached(client, settings):
     settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"
-    upstream.client.cache_clear()
+    service.client.cache_clear()
     try:
         response = sign_in(client, "grower")
     finally:
-        upstream.client.cache_clear()
+        service.client.cache_clear()
     assert response.status_code == 503
     assert b"cannot be reached" in response.content
     assert b"Traceback" not in response.content

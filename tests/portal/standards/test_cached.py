@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from portal import upstream
+from portal import service
 from portal.standards import cached
 from tests.portal.accounts.helpers import sign_in, upstream_calls
 from tests.portal.standards.helpers import (
@@ -35,7 +35,7 @@ CANNOT_BE_REACHED = "The Assurance service cannot be reached just now"
 def take_the_upstream_down(settings) -> None:
     settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"
     settings.ASSURANCE_RETRIES = 1
-    upstream.client.cache_clear()
+    service.client.cache_clear()
 
 
 def test_a_warm_page_makes_no_upstream_call(grower):
@@ -168,7 +168,7 @@ def test_pages_refresh_once_the_service_is_back(grower, settings, sandbox):
     assert CANNOT_BE_REACHED in grower.get(STORAGE).content.decode()
 
     settings.ASSURANCE_BASE_URL = sandbox.url
-    upstream.client.cache_clear()
+    service.client.cache_clear()
     assert CANNOT_BE_REACHED in grower.get(STORAGE).content.decode()  # still remembered
     time.sleep(1.1)
     with upstream_calls() as calls:

@@ -1,4 +1,5 @@
-"""The portal's one Assurance client, built from the settings, and its call reports."""
+"""The Assurance service as the portal reaches it: the one client, built from the settings, its
+call reports, and the memory of an outage shared by every process."""
 
 from __future__ import annotations
 
