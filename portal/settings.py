@@ -83,6 +83,9 @@ PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = env_int(
 PORTAL_SIGN_IN_FAILURES_PER_USERNAME = env_int(
     "PORTAL_SIGN_IN_FAILURES_PER_USERNAME", _below_the_lockout
 )
+# Attempts of any kind per client address in a minute, before the portal refuses more without
+# checking them (each check costs a slow hash of the password).
+PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE = env_int("PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE", 60)
 # Verifiers of passwords that have worked here (portal/accounts/verifiers.py) are made with the
 # first: scrypt, slow and memory-hard. Portal users have no passwords of their own.
 PASSWORD_HASHERS = [

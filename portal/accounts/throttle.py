@@ -15,6 +15,10 @@ attempts itself, without calling the service:
   before (so that a lockout lifted early ends here too; the service does not count logins
   it refuses while locked).
 
+Each attempt costs a slow hash (below), so attempts of any kind are also limited per client
+address to PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE, before any hashing: no one address can keep the
+portal's processors busy.
+
 An attempt whose password matches the verifier kept from the user's last success
 (portal.accounts.verifiers) passes every limit. The counts live in the shared cache, so every
 process sees the same ones; an attempt reserves its place in them before it is passed on, so
@@ -41,6 +45,7 @@ from portal.assurance.errors import (
 )
 from portal.service import client
 
+ATTEMPTS = "attempts"  # the client address's attempts in the last minute, failed or not
 ADDRESS = "address"  # the client address's failures in the window
 USERNAME = "username"  # the username's failures in the window
 SHARED = "shared"  # failures in a row counted by the service against the portal's own address
@@ -74,6 +79,8 @@ def login(username: str, password: str, *, client_address: str | None) -> record
     SignInRefused, or the client's errors (AuthenticationFailed, LockoutWarning, ...).
     """
     forwarded = client_address if settings.ASSURANCE_FORWARDS_CLIENT_ADDRESS else None
+    if client_address and _attempts(client_address).reserve() > _attempts(client_address).allowed:
+        raise SignInRefused()
     verified = verifiers.matches(username, password)
     _check_lockout(forwarded, verified)
     counts = _reserve(_counts(username, client_address, forwarded), verified)
@@ -102,7 +109,10 @@ def standing(username: str, client_address: str | None) -> Standing:
     tries left, and of those the longest wait (a lockout first, then in the order counted)."""
     forwarded = client_address if settings.ASSURANCE_FORWARDS_CLIENT_ADDRESS else None
     now = time.time()
-    limits = [count.standing(now) for count in _counts(username, client_address, forwarded)]
+    counts = _counts(username, client_address, forwarded)
+    if client_address:
+        counts.append(_attempts(client_address))
+    limits = [count.standing(now) for count in counts]
     locked_until = cache.get(_lockout_key(forwarded))
     if locked_until and locked_until > now:
         limits.insert(0, Standing(LOCKOUT, 0, locked_until - now))
@@ -194,6 +204,11 @@ def _counts(username: str, client_address: str | None, forwarded: str | None) ->
         allowed = max(1, settings.ASSURANCE_LOCKOUT_FAILURES - 2)
         counts.append(_Count(SHARED, SHARED_KEY, allowed, None, after_warning=0))
     return counts
+
+
+def _attempts(client_address: str) -> _Count:
+    allowed = settings.PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE
+    return _Count(ATTEMPTS, _key(ATTEMPTS, client_address), allowed, 60)
 
 
 def _key(limit: str, value: str) -> str:

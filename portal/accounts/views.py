@@ -45,6 +45,7 @@ UNAVAILABLE = (
     "Please try again in a minute."
 )
 SUBJECTS = {
+    throttle.ATTEMPTS: "sign-in from your address",
     throttle.ADDRESS: "sign-in from your address",
     throttle.USERNAME: "sign-in to this account",
 }

@@ -235,3 +235,20 @@ def test_a_burst_of_simultaneous_failures_stops_at_the_limit(
         statuses = sorted(pool.map(attempt, range(10)))
     assert statuses == [400] * 4 + [429] * 6
     assert failures_at_the_service(upstream_sandbox, stranger) == (4, False)
+
+
+def test_attempts_of_any_kind_from_one_address_are_paced_before_any_password_is_checked(
+    client, forwarding, upstream_sandbox, stranger, neighbour, settings, monkeypatch
+):
+    settings.PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE = 3
+    for _ in range(3):
+        assert sign_in_from(client, stranger, "grower").status_code == 302
+        client.post("/accounts/sign-out/")
+    checked = []
+    monkeypatch.setattr(verifiers, "matches", lambda *args: checked.append(args) or True)
+    with upstream_calls() as calls:
+        refused = sign_in_from(client, stranger, "grower")  # even the right password
+    assert refused.status_code == 429
+    assert error_summary(refused) == locked_from_your_address("about a minute")
+    assert calls == [] and checked == []  # neither the service nor a hash was asked
+    assert sign_in_from(client, neighbour, "grower").status_code == 302  # another address
