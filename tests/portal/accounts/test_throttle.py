@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 
 import pytest
+from django.db import connection
 from django.test import Client
 
 from portal.accounts import throttle, verifiers
@@ -229,7 +230,10 @@ def test_a_burst_of_simultaneous_failures_stops_at_the_limit(
     forwarding, upstream_sandbox, stranger
 ):
     def attempt(n: int) -> int:
-        return sign_in_from(Client(), stranger, "lapsed", f"not-the-password-{n}").status_code
+        try:
+            return sign_in_from(Client(), stranger, "lapsed", f"not-the-password-{n}").status_code
+        finally:
+            connection.close()  # back to the pool: the test client keeps a thread's connection
 
     with ThreadPoolExecutor(max_workers=10) as pool:
         statuses = sorted(pool.map(attempt, range(10)))
