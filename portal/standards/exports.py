@@ -1,10 +1,13 @@
-"""A section as a CSV file and as a PDF checklist."""
+"""A section, or a whole scheme, as a CSV file and as a PDF checklist."""
 
 from __future__ import annotations
 
 import csv
 import io
 import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import weasyprint
@@ -12,10 +15,14 @@ from django.conf import settings
 from django.template.loader import render_to_string
 
 from portal.assurance import records
+from portal.assurance.client import Credentials
+from portal.assurance.errors import NotFound
 from portal.pdf import FolderURLFetcher
+from portal.standards import cached
+from portal.standards.addresses import PREVIEW
 from portal.standards.cached import Fetched
 from portal.standards.filters import Filters
-from portal.standards.points import Point
+from portal.standards.points import Point, arrange
 from portal.standards.section_page import SectionListing
 
 CSV_COLUMNS = [
@@ -35,26 +42,44 @@ def file_name(section: records.SectionData, extension: str, filters: Filters) ->
 def section_csv(points: list[Point]) -> bytes:
     """One row per standard point, each paragraph or list item of a field on a line of its own
     within its cell; UTF-8 with a byte-order mark, so spreadsheets read it."""
+    return _csv(CSV_COLUMNS, (_point_row(p) for p in points))
+
+
+def scheme_csv(sections: list[SchemeSection]) -> bytes:
+    """The whole scheme: one row per standard point, section by section, each row naming its
+    section first."""
+    rows = (
+        [_cell(section.code), _cell(section.name), *_point_row(p)]
+        for section in sections
+        for p in section.points
+    )
+    return _csv(["Section", "Section name", *CSV_COLUMNS], rows)
+
+
+def _csv(header: list[str], rows: Iterable[list[str]]) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
-    for p in points:
-        point = p.point
-        writer.writerow([
-            _cell(p.reference),
-            _cell(point.assessment_question),
-            *(_cell(text) for text in p.plain_lines()),
-            p.score,
-            _cell(point.revision_status),
-            _cell("; ".join(a.name or "" for a in p.aims)),
-            _cell("\n".join(f"{a.reference}: {a.item_text}" for a in p.audit_points)),
-            _cell("\n".join(
-                f"{a.reference}: {a.answer_text}{' [critical]' if a.critical_point else ''}"
-                for a in p.answers
-            )),
-            "yes" if p.is_critical else "no",
-        ])  # fmt: skip
+    writer.writerow(header)
+    writer.writerows(rows)
     return ("\ufeff" + out.getvalue()).encode()
+
+
+def _point_row(p: Point) -> list[str]:
+    point = p.point
+    return [
+        _cell(p.reference),
+        _cell(point.assessment_question),
+        *(_cell(text) for text in p.plain_lines()),
+        p.score,
+        _cell(point.revision_status),
+        _cell("; ".join(a.name or "" for a in p.aims)),
+        _cell("\n".join(f"{a.reference}: {a.item_text}" for a in p.audit_points)),
+        _cell("\n".join(
+            f"{a.reference}: {a.answer_text}{' [critical]' if a.critical_point else ''}"
+            for a in p.answers
+        )),
+        "yes" if p.is_critical else "no",
+    ]  # fmt: skip
 
 
 def _cell(value: str | None) -> str:
@@ -76,7 +101,82 @@ def section_pdf(
         "section": fetched.record, "points": listing.points, "scheme_name": scheme_name,
         "stage": stage, "refreshed": fetched.refreshed, "kept": listing.described,
     })  # fmt: skip
+    return _pdf(html)
+
+
+def scheme_pdf(scheme: WholeScheme) -> bytes:
+    """The whole scheme as a checklist: a cover, contents with page numbers, each section from a
+    page of its own."""
+    html = render_to_string("standards/scheme_checklist.html", {"scheme": scheme})
+    return _pdf(html)
+
+
+def _pdf(html: str) -> bytes:
     document = weasyprint.HTML(
         string=html, base_url=STATIC.as_uri() + "/", url_fetcher=FolderURLFetcher(STATIC)
     )
     return document.write_pdf()
+
+
+# --- a whole scheme -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SchemeSection:
+    code: str  # CR.ST
+    name: str
+    points: list[Point]
+
+    @property
+    def anchor(self) -> str:
+        return "section-" + re.sub(r"[^A-Za-z0-9]+", "-", self.code).strip("-")
+
+
+@dataclass(frozen=True, slots=True)
+class WholeScheme:
+    name: str
+    stage: str
+    refreshed: datetime  # when its list of sections was last had from the service
+    sections: list[SchemeSection]
+
+    @property
+    def point_count(self) -> int:
+        return sum(len(section.points) for section in self.sections)
+
+    def file_name(self, extension: str) -> str:
+        words = re.sub(r"[^A-Za-z0-9]+", "-", self.name or "scheme").strip("-").lower()
+        return f"{words}{'-preview' if self.stage == PREVIEW else ''}.{extension}"
+
+
+def whole_scheme(
+    credentials: Credentials,
+    stage: str,
+    scheme_guid: str,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+    *,
+    steps_after: int = 0,
+) -> WholeScheme:
+    """Every section of the scheme with its standard points, in order, asked of the standards
+    cache a section at a time; `progress(done, total)` after each, counting `steps_after` steps
+    still to come once the sections are in hand."""
+    listing = cached.sections(credentials, stage, scheme_guid)
+    entries = cached.in_order(listing.record.sections)
+    total = len(entries) + steps_after
+    sections = []
+    for done, entry in enumerate(entries, start=1):
+        try:
+            fetched = cached.section(credentials, stage, scheme_guid, entry.prefix or "",
+                                     entry.sector_prefix or "")  # fmt: skip
+        except NotFound:  # gone since the list was made
+            continue
+        code = ".".join(filter(None, (entry.sector_prefix, entry.prefix)))
+        sections.append(SchemeSection(code, entry.name or code, arrange(fetched.record)))
+        progress(done, total)
+    name = listing.record.scheme_name or cached.scheme_name(credentials, stage, scheme_guid) or ""
+    return WholeScheme(name, stage, listing.refreshed, sections)
+
+
+def scheme_version(credentials: Credentials, stage: str, scheme_guid: str) -> str:
+    """The version of the scheme's list of sections (each section's change date is in it): an
+    export of the same version is the same file."""
+    return cached.sections(credentials, stage, scheme_guid).version
