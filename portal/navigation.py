@@ -20,6 +20,7 @@ LINKED = {
     "sign_in": "accounts:sign-in",
     "sign_out": "accounts:sign-out",
     "standards": "standards:schemes",
+    "jobs": "jobs:list",
     "create": "passports:create",
     "passports": "passports:list",
     "lookup": "passports:lookup",

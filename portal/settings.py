@@ -104,6 +104,7 @@ INSTALLED_APPS = [
     "portal",
     "portal.accounts",
     "portal.standards",
+    "portal.jobs",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -191,6 +192,43 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
+# The longest a job may run: at the soft limit it fails with a message, at the hard limit its
+# process is killed. Redis hands a job nobody acknowledged to another worker once the
+# visibility time-out has passed, so that must be longer than any job (docs/operations.md).
+PORTAL_JOB_TIME_LIMIT = env_int("PORTAL_JOB_TIME_LIMIT", 30 * 60)
+PORTAL_JOB_VISIBILITY_TIMEOUT = env_int(
+    "PORTAL_JOB_VISIBILITY_TIMEOUT", PORTAL_JOB_TIME_LIMIT + 600
+)
+if PORTAL_JOB_VISIBILITY_TIMEOUT <= PORTAL_JOB_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        "PORTAL_JOB_VISIBILITY_TIMEOUT must be longer than PORTAL_JOB_TIME_LIMIT: a job still "
+        "running would otherwise be handed to a second worker."
+    )
+CELERY_TASK_TIME_LIMIT = PORTAL_JOB_TIME_LIMIT
+CELERY_TASK_SOFT_TIME_LIMIT = max(1, PORTAL_JOB_TIME_LIMIT - max(1, PORTAL_JOB_TIME_LIMIT // 10))
+if REDIS_URL:
+    CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = PORTAL_JOB_VISIBILITY_TIMEOUT
+# WeasyPrint's memory is given back to the system only when its process ends.
+CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("PORTAL_JOB_TASKS_PER_CHILD", 20)
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # Redis restarting: jobs go on
+CELERY_BEAT_SCHEDULE = {
+    "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": 5 * 60},
+}
+# Result files of jobs, and how long they are kept (portal/jobs). In production with workers on
+# several machines, point the "jobs" storage at shared object storage (docs/operations.md).
+PORTAL_JOB_RESULT_DAYS = env_int("PORTAL_JOB_RESULT_DAYS", 7)
+PORTAL_JOB_FILES_DIR = env_str("PORTAL_JOB_FILES_DIR", str(VAR_DIR / "jobs"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "jobs": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": PORTAL_JOB_FILES_DIR, "base_url": None},
+    },
+}
 
 # --- sessions, security ---------------------------------------------------------------------------
 # Sessions and users are read on every signed-in request: from the cache, the database behind it.

@@ -10,6 +10,7 @@ urlpatterns = [
     path("memberships/", views.memberships, name="memberships"),
     path("accounts/", include("portal.accounts.urls")),
     path("standards/", include("portal.standards.urls")),
+    path("jobs/", include("portal.jobs.urls")),
     # Staff sign in like everyone else: through the Assurance service.
     path("admin/login/", admin_sign_in),
     path("admin/", admin.site.urls),

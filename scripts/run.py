@@ -77,8 +77,11 @@ def environment(database: str, redis: str, sandbox_port: int) -> dict[str, str]:
 
 
 def start_worker(env: dict[str, str]) -> subprocess.Popen:
+    """The worker, with Celery beat inside it (`-B`, for its periodic sweep of expired and lost
+    jobs): fine for the one worker of make run; production runs beat once, on its own."""
     command = ["-m", "celery", "-A", "portal.celery", "--quiet", "worker",
-               "--loglevel", "warning", "--concurrency", "2"]  # fmt: skip
+               "--loglevel", "warning", "--concurrency", "2",
+               "-B", "--schedule", str(ROOT / "var" / "celerybeat-schedule")]  # fmt: skip
     return subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env)
 
 

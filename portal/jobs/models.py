@@ -1,0 +1,83 @@
+"""The one job model: a slow task of some kind, its owner, its state and progress, its file."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.files.storage import Storage, storages
+from django.db import models
+from django.utils import timezone
+
+
+def result_storage() -> Storage:
+    """Where result files go (STORAGES["jobs"]): a shared object store when workers run on
+    several machines."""
+    return storages["jobs"]
+
+
+def result_path(job: Job, filename: str) -> str:
+    """One name for each job, so that a job that runs again overwrites its file."""
+    return f"jobs/{job.pk}/result"
+
+
+class Job(models.Model):
+    class State(models.TextChoices):
+        QUEUED = "queued", "Waiting to start"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    ENDED = (State.DONE, State.FAILED, State.CANCELLED)
+
+    kind = models.CharField(max_length=64)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    title = models.CharField(max_length=200, help_text="What the job makes, for people.")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    message = models.CharField(max_length=300, blank=True)
+    # Failed because the owner's sign-in had ended: resumed once they sign in again.
+    needs_sign_in = models.BooleanField(default=False)
+    result = models.FileField(storage=result_storage, upload_to=result_path, blank=True)
+    result_name = models.CharField(max_length=200, blank=True)
+    result_type = models.CharField(max_length=100, blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    dedupe_key = models.CharField(max_length=200, blank=True, db_index=True)
+    # The owner's upstream token, encrypted (portal.accounts.credentials); blank once ended.
+    credential = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    expires = models.DateTimeField(null=True, blank=True)
+    # Last change of state or progress: a job queued or running without one for too long was
+    # lost (tasks.sweep sends it again).
+    touched = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["owner", "-created"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} ({self.state})"
+
+    @property
+    def has_ended(self) -> bool:
+        return self.state in self.ENDED
+
+    @property
+    def percent(self) -> int:
+        return min(100, self.done * 100 // self.total) if self.total else 0
+
+    @property
+    def time_left(self) -> str:
+        """An estimate of the time left, for people ("about 20 seconds left"), or "" while
+        there is nothing to go on."""
+        if self.state != self.State.RUNNING or not (self.started and self.done and self.total):
+            return ""
+        elapsed = (timezone.now() - self.started).total_seconds()
+        seconds = round(elapsed / self.done * max(0, self.total - self.done))
+        if seconds < 5:
+            return "a few seconds left"
+        if seconds < 90:
+            return f"about {(seconds + 4) // 5 * 5} seconds left"
+        return f"about {round(seconds / 60)} minutes left"

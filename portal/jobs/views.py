@@ -1,0 +1,88 @@
+"""A job's page and its progress fragment, the user's jobs, cancel, retry or resume, download.
+
+Only a job's owner sees it or its file: anyone else gets 404.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HTMX_STOP_POLLING
+
+from portal.jobs import running
+from portal.jobs.models import Job
+from portal.lib.htmx import wants_fragment
+
+JOBS_LISTED = 100
+
+
+def _get_job_for_owner(request: HttpRequest, job_id: int) -> Job:
+    return get_object_or_404(Job, pk=job_id, owner=request.user)
+
+
+@require_GET
+@login_required
+def job_list(request: HttpRequest) -> HttpResponse:
+    jobs = Job.objects.filter(owner=request.user)[:JOBS_LISTED]
+    context = {"jobs": jobs, "days": settings.PORTAL_JOB_RESULT_DAYS}
+    return render(request, "jobs/list.html", context)
+
+
+@require_GET
+@login_required
+@vary_on_headers("HX-Request")
+def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = _get_job_for_owner(request, job_id)
+    if wants_fragment(request):
+        return progress_fragment(request, job)
+    return render(request, "jobs/job.html", {"job": job})
+
+
+def progress_fragment(request: HttpRequest, job: Job) -> HttpResponse:
+    """The job's progress fragment; status 286 once it has ended, which stops htmx polling."""
+    status = HTMX_STOP_POLLING if job.has_ended else 200
+    return render(request, "jobs/progress.html", {"job": job}, status=status)
+
+
+@require_POST
+@login_required
+@vary_on_headers("HX-Request")
+def cancel(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = _get_job_for_owner(request, job_id)
+    running.cancel(job)
+    return _after_change(request, job)
+
+
+@require_POST
+@login_required
+@vary_on_headers("HX-Request")
+def resume(request: HttpRequest, job_id: int) -> HttpResponse:
+    """Retry a failed job, or resume one whose sign-in had ended, with the current sign-in."""
+    job = _get_job_for_owner(request, job_id)
+    running.resume(request, job)
+    return _after_change(request, job)
+
+
+def _after_change(request: HttpRequest, job: Job) -> HttpResponse:
+    job.refresh_from_db()
+    if wants_fragment(request):
+        return progress_fragment(request, job)
+    return redirect("jobs:job", job_id=job.pk)
+
+
+@require_GET
+@login_required
+def download(request: HttpRequest, job_id: int) -> FileResponse:
+    job = _get_job_for_owner(request, job_id)
+    if job.state != Job.State.DONE or not job.result:
+        raise Http404("This job has no file to download.")
+    try:
+        opened = job.result.open("rb")
+    except FileNotFoundError:
+        raise Http404("This job's file has gone.") from None
+    return FileResponse(opened, as_attachment=True, filename=job.result_name,
+                        content_type=job.result_type or None)  # fmt: skip

@@ -1,0 +1,43 @@
+"""A job kind for the tests, doing real work with the sandbox: every standard point's reference
+of a scheme, section by section through the standards cache, as a CSV.
+
+The tests register it with monkeypatch; the worker they start, with tests/portal/jobs/worker_app.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from typing import TYPE_CHECKING
+
+from portal.assurance.client import Credentials
+from portal.jobs.work import Progress, ResultFile
+from portal.service import client
+from portal.standards import cached
+from portal.standards.addresses import LIVE
+
+if TYPE_CHECKING:
+    from portal.jobs.models import Job
+
+KIND = "test-scheme-references"
+
+
+def scheme_references(job: Job, credentials: Credentials, progress: Progress) -> ResultFile:
+    """params: `scheme` (its GUID), and `pause`, seconds to wait after each section (to give a
+    test time to act in the middle)."""
+    scheme_guid = job.params["scheme"]
+    listed = client().schemes(credentials)  # never cached: the user's credentials are asked
+    name = next(s.scheme_name for s in listed.items if s.scheme_guid == scheme_guid)
+    sections = cached.in_order(cached.sections(credentials, LIVE, scheme_guid).record.sections)
+    progress(0, len(sections))
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["section", "reference"])
+    for done, entry in enumerate(sections, 1):
+        data = cached.section(credentials, LIVE, scheme_guid, entry.prefix or "",
+                              entry.sector_prefix or "").record  # fmt: skip
+        writer.writerows([entry.name, point.reference] for point in data.standard_points)
+        time.sleep(job.params.get("pause", 0))
+        progress(done, len(sections))
+    return ResultFile(f"{name} references.csv", "text/csv", out.getvalue().encode())

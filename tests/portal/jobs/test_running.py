@@ -1,0 +1,142 @@
+"""Running a job in this process, as the worker does: its file, its progress, cancelling,
+credentials that have ended, running twice, expiry."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from portal.accounts import credentials
+from portal.jobs import running, tasks
+from portal.jobs.models import Job
+from portal.jobs.work import KINDS
+from portal.standards import cached
+from portal.standards.addresses import LIVE
+from tests.portal.jobs.conftest import files_in, new_job
+from tests.portal.jobs.kinds import KIND, scheme_references
+from tests.portal.standards.helpers import CROPS
+
+
+def crops_references(grower) -> set[tuple[str, str]]:
+    token = credentials.bearer(grower.session)
+    listing = cached.sections(token, LIVE, CROPS).record
+    return {
+        (entry.name, point.reference)
+        for entry, data in cached.every_section(token, LIVE, CROPS, listing)
+        for point in data.standard_points
+    }
+
+
+def rows_of(job: Job) -> set[tuple[str, str]]:
+    with job.result.open("rb") as result:
+        rows = list(csv.reader(io.StringIO(result.read().decode())))
+    assert rows[0] == ["section", "reference"]
+    return {(section, reference) for section, reference in rows[1:]}
+
+
+def test_a_job_makes_its_file_and_ends_done(grower, job_files):
+    job = new_job(grower)
+    running.run(job.pk)
+    job.refresh_from_db()
+    assert job.state == Job.State.DONE
+    assert job.done == job.total > 0
+    assert job.result_name.endswith("references.csv")
+    assert rows_of(job) == crops_references(grower)
+    assert job.credential == ""  # no token outlives its job
+    assert job.expires - job.finished == timedelta(days=7)
+
+
+def test_a_job_that_runs_twice_makes_one_file(grower, job_files):
+    job = new_job(grower)
+    running.run(job.pk)
+    Job.objects.filter(pk=job.pk).update(state=Job.State.RUNNING, credential=job.credential)
+    running.run(job.pk)  # as after a worker died between writing the file and acknowledging
+    assert len(files_in(job_files)) == 1
+    job.refresh_from_db()
+    assert rows_of(job) == crops_references(grower)
+
+
+def test_a_message_delivered_again_after_the_job_ended_does_nothing(grower, job_files):
+    job = new_job(grower)
+    running.run(job.pk)
+    finished = Job.objects.get(pk=job.pk).finished
+    running.run(job.pk)
+    assert Job.objects.get(pk=job.pk).finished == finished
+
+
+def test_a_cancelled_job_stops_and_keeps_no_file(grower, job_files, monkeypatch):
+    def cancelled_after_a_section(job, token, progress):
+        def cancel_then_progress(done: int, total: int) -> None:
+            if done == 1:
+                running.cancel(job)  # as its owner does from a page, meanwhile
+            progress(done, total)
+
+        return scheme_references(job, token, cancel_then_progress)
+
+    monkeypatch.setitem(KINDS, KIND, cancelled_after_a_section)
+    job = new_job(grower)
+    running.run(job.pk)
+    job.refresh_from_db()
+    assert job.state == Job.State.CANCELLED
+    assert job.done < job.total
+    assert job.credential == ""
+    assert files_in(job_files) == []
+
+
+def test_ended_credentials_stop_the_job_until_its_user_signs_in_again(grower, rf, job_files):
+    job = new_job(grower, credential=credentials.encrypt("a-token-the-service-does-not-know"))
+    running.run(job.pk)
+    job.refresh_from_db()
+    assert (job.state, job.message, job.needs_sign_in) == (
+        Job.State.FAILED, "Sign in again to finish this", True,
+    )  # fmt: skip
+    assert job.credential == ""
+
+
+def test_progress_is_written_at_most_twice_a_second_and_always_at_the_end(grower):
+    job = new_job(grower, state=Job.State.RUNNING)
+    progress = running.ProgressRecorder(job)
+    progress(1, 100)
+    progress(50, 100)  # too soon after the first: not written
+    assert (Job.objects.get(pk=job.pk).done, Job.objects.get(pk=job.pk).total) == (1, 100)
+    progress(100, 100)
+    assert Job.objects.get(pk=job.pk).done == 100
+
+
+def test_progress_never_falls_when_a_job_runs_again(grower):
+    job = new_job(grower, state=Job.State.RUNNING, done=40, total=100)
+    running.ProgressRecorder(job)(3, 100)
+    assert Job.objects.get(pk=job.pk).done == 40
+
+
+def test_progress_of_a_cancelled_job_stops_its_work(grower):
+    job = new_job(grower, state=Job.State.CANCELLED)
+    with pytest.raises(running.JobCancelled):
+        running.ProgressRecorder(job)(1, 10)
+
+
+def test_expired_jobs_and_their_files_are_removed(grower, job_files):
+    kept, expired = new_job(grower), new_job(grower)
+    running.run(kept.pk)
+    running.run(expired.pk)
+    Job.objects.filter(pk=expired.pk).update(expires=timezone.now() - timedelta(seconds=1))
+    assert tasks.remove_expired() == 1
+    assert list(Job.objects.values_list("pk", flat=True)) == [kept.pk]
+    assert files_in(job_files) == [job_files / Job.objects.get(pk=kept.pk).result.name]
+
+
+def test_jobs_lost_by_the_broker_are_sent_again(grower, settings, monkeypatch):
+    sent = []
+    monkeypatch.setattr(tasks.run_job, "delay", sent.append)
+    lost, recent = new_job(grower), new_job(grower)
+    long_ago = timezone.now() - timedelta(
+        seconds=settings.PORTAL_JOB_VISIBILITY_TIMEOUT + settings.PORTAL_JOB_TIME_LIMIT + 1
+    )
+    Job.objects.filter(pk=lost.pk).update(touched=long_ago)
+    assert tasks.send_lost_again() == 1
+    assert sent == [lost.pk]
+    assert recent.pk not in sent
