@@ -9,6 +9,7 @@ app_name = "standards"
 _pages = [
     ("", views.scheme, "scheme"),
     ("search/", views.search, "search"),
+    ("export/", views.scheme_export, "export"),
     ("points/<str:reference>/", views.point, "point"),
     ("<str:sector>/<str:prefix>/", views.section, "section"),
     ("<str:sector>/<str:prefix>/checklist.pdf", views.section_pdf, "section-pdf"),

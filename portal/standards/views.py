@@ -9,17 +9,21 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.encoding import escape_uri_path
+from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import NotFound
+from portal.errors import bad_request
+from portal.jobs.running import start_job
+from portal.jobs.views import progress_fragment
 from portal.lib.htmx import wants_fragment
 from portal.lib.references import parse_reference
-from portal.standards import cached, exports
+from portal.standards import cached, exports, jobs
 from portal.standards import changes as changes_of
 from portal.standards.addresses import LIVE, PREVIEW, sector_of
 from portal.standards.filters import Filters
@@ -149,6 +153,31 @@ def _by_key(
 
 
 # --- downloads ------------------------------------------------------------------------------------
+
+
+EXPORTS = {"pdf": (jobs.PDF_KIND, "as a PDF checklist"), "csv": (jobs.CSV_KIND, "as CSV")}
+
+
+@require_POST
+@login_required
+@vary_on_headers("HX-Request")
+def scheme_export(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpResponse:
+    """Starts the export of the whole scheme as a job, or finds the one already made of its
+    content as it is now; its progress takes the form's place (or has a page of its own)."""
+    chosen = EXPORTS.get(request.POST.get("format", ""))
+    if chosen is None:
+        return bad_request(request)
+    kind, described = chosen
+    credentials = user_credentials(request)
+    version = exports.scheme_version(credentials, stage, scheme_guid)
+    name = cached.scheme_name(credentials, stage, scheme_guid) or "The scheme"
+    title = f"{name}{' (preview)' if stage == PREVIEW else ''} {described}"
+    params = {"stage": stage, "scheme_guid": scheme_guid}
+    job = start_job(request, kind, title, params, f"{kind}:{stage}:{scheme_guid}:{version}")
+    if wants_fragment(request):
+        return progress_fragment(request, job)
+    return redirect("jobs:job", job_id=job.pk)
+
 
 
 @login_required
