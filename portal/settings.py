@@ -206,8 +206,12 @@ if PORTAL_JOB_VISIBILITY_TIMEOUT <= PORTAL_JOB_TIME_LIMIT:
     )
 CELERY_TASK_TIME_LIMIT = PORTAL_JOB_TIME_LIMIT
 CELERY_TASK_SOFT_TIME_LIMIT = max(1, PORTAL_JOB_TIME_LIMIT - max(1, PORTAL_JOB_TIME_LIMIT // 10))
-if REDIS_URL:
-    CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = PORTAL_JOB_VISIBILITY_TIMEOUT
+if REDIS_URL:  # workers look for jobs past their visibility time-out every 10 s
+    CELERY_BROKER_TRANSPORT_OPTIONS.update(
+        visibility_timeout=PORTAL_JOB_VISIBILITY_TIMEOUT,
+        unacked_restore_interval=10,
+        unacked_restore_throttle=1,
+    )
 # WeasyPrint's memory is given back to the system only when its process ends.
 CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("PORTAL_JOB_TASKS_PER_CHILD", 20)
 CELERY_TASK_SERIALIZER = "json"

@@ -11,11 +11,12 @@ import logging
 import time
 from datetime import timedelta
 
+import redis
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.http import HttpRequest
@@ -31,6 +32,9 @@ from portal.jobs.work import KINDS, JobCancelled, ResultFile
 log = logging.getLogger(__name__)
 
 SIGN_IN_AGAIN = "Sign in again to finish this"
+# Our own parts out of reach for a moment (Redis restarting, the database failing over): the
+# job is tried again later rather than failed.
+PASSING_TROUBLES = (redis.ConnectionError, redis.TimeoutError, OperationalError, InterfaceError)
 PROGRESS_EVERY_SECONDS = 0.5  # the most often a job's counts are written
 
 
@@ -98,7 +102,8 @@ def resume(request: HttpRequest, job: Job) -> bool:
 def run(job_id: int) -> None:
     """Does the work of a job once: nothing if it has ended (a message delivered twice), its
     work again from the start if a worker died in it (the file of a run is written whole, under
-    the job's one name, so a second run replaces rather than adds)."""
+    the job's one name, so a second run replaces rather than adds). Raises TryAgain when Redis
+    or the database could not be reached meanwhile."""
     job = _claim(job_id)
     if job is None:
         return
@@ -112,6 +117,8 @@ def run(job_id: int) -> None:
         return
     except AuthenticationRequired:
         _stop_for_sign_in(job)
+    except PASSING_TROUBLES as trouble:
+        raise TryAgain() from trouble
     except SoftTimeLimitExceeded:
         _fail(job, "This took too long and was stopped. Try again later.")
     except Exception:
@@ -162,6 +169,10 @@ def _fail(job: Job, message: str, *, needs_sign_in: bool = False) -> None:
 
 def _stop_for_sign_in(job: Job) -> None:
     _fail(job, SIGN_IN_AGAIN, needs_sign_in=True)
+
+
+class TryAgain(Exception):
+    """The job met a passing trouble of the portal's own parts: run it again later."""
 
 
 class ProgressRecorder:

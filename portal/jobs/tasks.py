@@ -5,17 +5,24 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 from django.utils import timezone
 
 from portal.jobs import running
 from portal.jobs.models import Job
 
+# Sending a job again while Redis restarts: keep trying for about a minute.
+SEND_AGAIN_POLICY = {"max_retries": 30, "interval_start": 1, "interval_step": 1, "interval_max": 2}
 
-@shared_task(name="portal.jobs.tasks.run_job", acks_late=True, reject_on_worker_lost=True)
-def run_job(job_id: int) -> None:
-    running.run(job_id)
+
+@shared_task(name="portal.jobs.tasks.run_job", bind=True, max_retries=30,
+             acks_late=True, reject_on_worker_lost=True)  # fmt: skip
+def run_job(self: Task, job_id: int) -> None:
+    try:
+        running.run(job_id)
+    except running.TryAgain as trouble:
+        raise self.retry(countdown=2, retry_policy=SEND_AGAIN_POLICY) from trouble
 
 
 @shared_task(name="portal.jobs.tasks.sweep")
