@@ -212,8 +212,9 @@ if REDIS_URL:  # workers look for jobs past their visibility time-out every 10 s
         unacked_restore_interval=10,
         unacked_restore_throttle=1,
     )
-# WeasyPrint's memory is given back to the system only when its process ends.
-CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("PORTAL_JOB_TASKS_PER_CHILD", 20)
+# WeasyPrint's memory is given back to the system only when its process ends: a worker process
+# grows by about 1 MiB an export (bench/exports), so it is replaced after ten.
+CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("PORTAL_JOB_TASKS_PER_CHILD", 10)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
