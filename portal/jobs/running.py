@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import redis
 from celery.exceptions import SoftTimeLimitExceeded
@@ -63,6 +63,7 @@ def _reusable(owner: AbstractBaseUser, dedupe_key: str) -> Job | None:
     return (
         Job.objects.filter(owner=owner, dedupe_key=dedupe_key)
         .filter(state__in=(Job.State.QUEUED, Job.State.RUNNING, Job.State.DONE))
+        .exclude(expires__lte=timezone.now())
         .first()
     )
 
@@ -76,10 +77,15 @@ def _send(job: Job) -> None:
 def cancel(job: Job) -> bool:
     """Cancels a job that has not ended; its worker stops at its next progress. False if it
     had ended."""
+    now = timezone.now()
     changed = Job.objects.filter(pk=job.pk, state__in=(Job.State.QUEUED, Job.State.RUNNING))
     ended = changed.update(state=Job.State.CANCELLED, credential="", message="Cancelled.",
-                           finished=timezone.now(), touched=timezone.now())  # fmt: skip
+                           finished=now, touched=now, expires=_expiry(now))  # fmt: skip
     return bool(ended)
+
+
+def _expiry(ended: datetime) -> datetime:
+    return ended + timedelta(days=settings.PORTAL_JOB_RESULT_DAYS)
 
 
 def resume(request: HttpRequest, job: Job) -> bool:
@@ -152,7 +158,7 @@ def _finish(job: Job, made: ResultFile) -> None:
         state=Job.State.DONE, result=saved, result_name=made.name,
         result_type=made.content_type, done=Greatest(F("done"), F("total")), credential="",
         message="", finished=now, touched=now,
-        expires=now + timedelta(days=settings.PORTAL_JOB_RESULT_DAYS),
+        expires=_expiry(now),
     )  # fmt: skip
     if not finished:  # cancelled meanwhile: it keeps no file
         storage.delete(saved)
@@ -163,7 +169,7 @@ def _fail(job: Job, message: str, *, needs_sign_in: bool = False) -> None:
     Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
         state=Job.State.FAILED, message=message, needs_sign_in=needs_sign_in, credential="",
         finished=now, touched=now,
-        expires=now + timedelta(days=settings.PORTAL_JOB_RESULT_DAYS),
+        expires=_expiry(now),
     )  # fmt: skip
 
 
