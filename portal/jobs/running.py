@@ -110,6 +110,15 @@ def run(job_id: int) -> None:
     work again from the start if a worker died in it (the file of a run is written whole, under
     the job's one name, so a second run replaces rather than adds). Raises TryAgain when Redis
     or the database could not be reached meanwhile."""
+    try:
+        _run(job_id)
+    except JobCancelled:
+        return
+    except PASSING_TROUBLES as trouble:
+        raise TryAgain() from trouble
+
+
+def _run(job_id: int) -> None:
     job = _claim(job_id)
     if job is None:
         return
@@ -119,12 +128,10 @@ def run(job_id: int) -> None:
         return
     try:
         made = KINDS[job.kind](job, BearerToken(token), ProgressRecorder(job))
-    except JobCancelled:
-        return
+    except (JobCancelled, *PASSING_TROUBLES):
+        raise
     except AuthenticationRequired:
         _stop_for_sign_in(job)
-    except PASSING_TROUBLES as trouble:
-        raise TryAgain() from trouble
     except SoftTimeLimitExceeded:
         _fail(job, "This took too long and was stopped. Try again later.")
     except Exception:

@@ -8,6 +8,7 @@ import io
 from datetime import timedelta
 
 import pytest
+import redis
 from django.utils import timezone
 
 from portal.accounts import credentials
@@ -140,3 +141,16 @@ def test_jobs_lost_by_the_broker_are_sent_again(grower, settings, monkeypatch):
     assert tasks.send_lost_again() == 1
     assert sent == [lost.pk]
     assert recent.pk not in sent
+
+
+def test_a_job_that_meets_redis_out_of_reach_is_tried_again_not_failed(grower, monkeypatch):
+    def redis_gone(job, token, progress):
+        progress(1, 10)
+        raise redis.ConnectionError("Connection refused")
+
+    monkeypatch.setitem(KINDS, KIND, redis_gone)
+    job = new_job(grower)
+    with pytest.raises(running.TryAgain):
+        running.run(job.pk)
+    job.refresh_from_db()
+    assert job.state == Job.State.RUNNING and job.credential != ""
