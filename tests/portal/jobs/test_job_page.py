@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.utils import timezone
+
 from portal.jobs import running
 from portal.jobs.models import Job
 from tests.portal.jobs.conftest import new_job
@@ -83,3 +87,11 @@ def test_it_needs_a_signed_in_user(client, grower):
     response = client.get(f"/jobs/{job.pk}/")
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/sign-in/")
+
+
+def test_it_estimates_the_time_left_from_the_pace_so_far(grower):
+    started = timezone.now() - timedelta(seconds=20)
+    job = new_job(grower, state=Job.State.RUNNING, done=5, total=10, started=started)
+    assert "About 20 seconds left." in grower.get(f"/jobs/{job.pk}/", headers=HTMX).text
+    Job.objects.filter(pk=job.pk).update(done=1, total=10)
+    assert "About 3 minutes left." in grower.get(f"/jobs/{job.pk}/", headers=HTMX).text
