@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
+import uuid
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -131,3 +132,20 @@ def fresh_lockouts(sandbox) -> Iterator[None]:
     sandbox.reset_lockouts()
     yield
     sandbox.reset_lockouts()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def jobs_of_the_test_run(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The jobs the tests send go to a queue of the run's own (and, with the file-system broker,
+    a folder of its own): no developer's `make run` worker takes them, and nothing is left in
+    var/. Tests that start a worker give it this queue."""
+    from portal.celery import app
+
+    app.conf.task_default_queue = f"{app.conf.task_default_queue}.tests-{uuid.uuid4().hex[:8]}"
+    if app.conf.broker_url.startswith("filesystem"):
+        folder = str(tmp_path_factory.mktemp("broker"))
+        app.conf.broker_transport_options = {
+            **app.conf.broker_transport_options,
+            "data_folder_in": folder, "data_folder_out": folder,
+            "control_folder": str(tmp_path_factory.mktemp("broker-control")),
+        }  # fmt: skip

@@ -59,11 +59,14 @@ def test_a_jobs_bar_moves_and_ends_with_its_download(signed_in_page: Page, porta
     page = signed_in_page
     job = running_job(2, 10)
     page.goto(f"{portal_url}/jobs/{job.pk}/")
+    page.evaluate("() => { window.__samePage = 'still here'; }")
     expect(bar(page)).to_have_attribute("value", "2")
     expect(page.get_by_text("2 of 10 done")).to_be_visible()
     assert_accessible(page)
     Job.objects.filter(pk=job.pk).update(done=7)
     expect(bar(page)).to_have_attribute("value", "7")  # polled, no reload
+    page.wait_for_timeout(2500)  # longer than the refresh meant for pages without JavaScript
+    assert page.evaluate("() => window.__samePage") == "still here", "the page was reloaded"
     running.run(job.pk)
     download_link = page.get_by_role("link", name=re.compile(r"Download .*references\.csv"))
     expect(download_link).to_be_visible()

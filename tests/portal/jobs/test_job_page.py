@@ -36,6 +36,9 @@ def test_its_fragment_is_the_progress_alone_while_the_job_runs(grower):
     assert "<html" not in fragment
     assert fragment.lstrip().startswith('<div class="job-progress"')
     assert f'hx-get="/jobs/{job.pk}/"' in fragment
+    # htmx puts the fragment in place as the page's own elements: a refresh in it would be
+    # obeyed with JavaScript too, and take the user off the page.
+    assert "http-equiv" not in fragment
 
 
 def test_its_fragment_answers_286_once_the_job_is_done_with_the_download(grower):
