@@ -149,3 +149,22 @@ def jobs_of_the_test_run(tmp_path_factory: pytest.TempPathFactory) -> None:
             "data_folder_in": folder, "data_folder_out": folder,
             "control_folder": str(tmp_path_factory.mktemp("broker-control")),
         }  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def job_files(settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Jobs' result files in a folder of the test's own (STORAGES["jobs"]); the file field took
+    its storage when the model was made, so it is given the new one."""
+    from portal.jobs.models import Job, result_storage
+
+    folder = tmp_path / "job-files"
+    settings.PORTAL_JOB_FILES_DIR = str(folder)
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "jobs": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(folder)},
+        },
+    }
+    monkeypatch.setattr(Job._meta.get_field("result"), "storage", result_storage())
+    return folder

@@ -17,7 +17,7 @@ from portal.jobs import running
 from portal.jobs.models import Job
 from portal.service import client
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in
-from tests.portal.jobs.conftest import job_files, test_kind  # noqa: F401 (fixtures)
+from tests.portal.jobs.conftest import test_kind  # noqa: F401 (a fixture)
 from tests.portal.jobs.kinds import KIND
 from tests.portal.standards.helpers import CROPS
 

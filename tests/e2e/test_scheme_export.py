@@ -23,10 +23,9 @@ from portal.jobs.models import Job
 from portal.standards import exports
 from portal.standards import jobs as standards_jobs
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in
-from tests.portal.jobs.conftest import job_files  # noqa: F401 (a fixture)
 from tests.portal.standards.helpers import CROPS, demo
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("job_files")]
+pytestmark = pytest.mark.browser
 
 SCHEME = demo("crops")
 

@@ -1,5 +1,5 @@
-"""What the job tests share: the tests' job kind registered, result files in a folder of the
-test's own, and jobs made for a signed-in user."""
+"""What the job tests share: the tests' job kind registered and jobs made for a signed-in user
+(result files go to a folder of each test's own: tests/conftest.py's job_files)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from portal.accounts import credentials
-from portal.jobs.models import Job, result_storage
+from portal.jobs.models import Job
 from portal.jobs.work import KINDS
 from tests.portal.accounts.helpers import sign_in
 from tests.portal.jobs.kinds import KIND, scheme_references
@@ -20,23 +20,6 @@ from tests.portal.standards.helpers import CROPS
 def test_kind(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setitem(KINDS, KIND, scheme_references)
     return KIND
-
-
-@pytest.fixture(autouse=True)
-def job_files(settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Result files of the test's own: STORAGES["jobs"] in a temporary folder (the file field
-    took its storage when the model was made, so it is given the new one)."""
-    folder = tmp_path / "job-files"
-    settings.PORTAL_JOB_FILES_DIR = str(folder)
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "jobs": {
-            "BACKEND": "django.core.files.storage.FileSystemStorage",
-            "OPTIONS": {"location": str(folder)},
-        },
-    }
-    monkeypatch.setattr(Job._meta.get_field("result"), "storage", result_storage())
-    return folder
 
 
 def new_job(signed_in: Client, pause: float = 0.0, **fields: object) -> Job:

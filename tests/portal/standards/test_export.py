@@ -4,32 +4,16 @@ from __future__ import annotations
 
 import csv
 import io
-from pathlib import Path
 
 import pypdf
 import pytest
 
 from portal.jobs import running
-from portal.jobs.models import Job, result_storage
+from portal.jobs.models import Job
 from tests.portal.standards.helpers import CROPS, HTMX, UNKNOWN_SCHEME, demo
 
 pytestmark = pytest.mark.django_db
 EXPORT = f"/standards/{CROPS}/export/"
-
-
-@pytest.fixture(autouse=True)
-def job_files(settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Result files in a folder of the test's own."""
-    folder = tmp_path / "job-files"
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "jobs": {
-            "BACKEND": "django.core.files.storage.FileSystemStorage",
-            "OPTIONS": {"location": str(folder)},
-        },
-    }
-    monkeypatch.setattr(Job._meta.get_field("result"), "storage", result_storage())
-    return folder
 
 
 def test_the_scheme_page_offers_the_whole_scheme(grower):
