@@ -179,7 +179,6 @@ def scheme_export(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> 
     return redirect("jobs:job", job_id=job.pk)
 
 
-
 @login_required
 def section_csv(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
