@@ -86,6 +86,13 @@ PORTAL_SIGN_IN_FAILURES_PER_USERNAME = env_int(
 # Attempts of any kind per client address in a minute, before the portal refuses more without
 # checking them (each check costs a slow hash of the password).
 PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE = env_int("PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE", 60)
+
+# --- look-ups by short code (portal/passports/lookup.py) ------------------------------------------
+# Look-ups per client address in a minute, so that short codes cannot be enumerated.
+PORTAL_LOOKUPS_PER_MINUTE = env_int("PORTAL_LOOKUPS_PER_MINUTE", 30)
+# How long a verdict (or a code's being unknown) is kept: at most a minute, so that a claim
+# suspended since shows soon.
+PORTAL_LOOKUP_KEEP_SECONDS = min(60, env_int("PORTAL_LOOKUP_KEEP_SECONDS", 60))
 # Verifiers of passwords that have worked here (portal/accounts/verifiers.py) are made with the
 # first: scrypt, slow and memory-hard. Portal users have no passwords of their own.
 PASSWORD_HASHERS = [
@@ -105,6 +112,7 @@ INSTALLED_APPS = [
     "portal.accounts",
     "portal.standards",
     "portal.jobs",
+    "portal.passports",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -1,0 +1,87 @@
+"""The public look-up of a passport by its short code (`/p/`, `/p/<short code>`), for anyone,
+signed in or not, through the portal's look-up account.
+
+No answer here may carry a short code into a log: Django logs every 4xx and 5xx response with
+its path (which holds the code), so these pages mark their answers as logged already.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_safe
+
+from portal.accounts.lookup import LookupAccountMissing
+from portal.assurance.errors import AssuranceError, Unavailable
+from portal.lib.client_address import client_address
+from portal.passports import codes
+from portal.passports.forms import LookUpForm
+from portal.passports.lookup import take_a_look_up, verdict
+
+TREATMENTS = {
+    "A": "No post-harvest treatment has been applied to this grain.",
+    "B": "Treated after harvest.",
+    "C": "Treatment records are held by the store operator.",
+}
+
+
+@require_safe
+def look_up(request: HttpRequest) -> HttpResponse:
+    """The form; a code sent with it goes to its verdict's address."""
+    if "code" not in request.GET:
+        return render(request, "passports/look_up.html", {"form": LookUpForm()})
+    form = LookUpForm(request.GET)
+    if not form.is_valid():
+        return _unlogged(render(request, "passports/look_up.html", {"form": form}, status=400))
+    typed = form.cleaned_data["code"]
+    # A malformed code goes to its address too, to be answered there as an unknown one is.
+    return redirect(reverse("passports:verdict", args=[codes.normalise(typed) or typed.strip()]))
+
+
+@require_safe
+def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
+    """The verdict on the passport with this short code, at its canonical address."""
+    short_code = codes.normalise(code)
+    if short_code and short_code != code:
+        return redirect("passports:verdict", short_code)
+    refusal = take_a_look_up(client_address(request))
+    if refusal:
+        response = render(
+            request, "passports/too_many.html", {"seconds": refusal.seconds}, status=429
+        )
+        response["Retry-After"] = str(refusal.seconds)
+        return _unlogged(response)
+    try:
+        found = verdict(short_code) if short_code else None
+    except LookupAccountMissing:
+        return _unavailable(request, {"not_set_up": True})
+    except AssuranceError as error:
+        retry_after = error.retry_after if isinstance(error, Unavailable) else None
+        response = _unavailable(request, {"retry_after": retry_after, "code": short_code})
+        if retry_after:
+            response["Retry-After"] = str(int(retry_after))
+        return response
+    if found is None:
+        context = {"form": LookUpForm()}
+        return _unlogged(render(request, "passports/not_found.html", context, status=404))
+    passport = found.passport
+    context = {
+        "verdict": found,
+        "passport": passport,
+        "treatment": TREATMENTS.get((passport.post_harvest_treatment_option or "").upper())
+        if passport
+        else None,
+    }
+    return render(request, "passports/verdict.html", context)
+
+
+def _unavailable(request: HttpRequest, context: dict) -> HttpResponse:
+    return _unlogged(render(request, "passports/unavailable.html", context, status=503))
+
+
+def _unlogged(response: HttpResponse) -> HttpResponse:
+    """Marks an error answer as logged, so that Django's request log (which names the path, and
+    with it the short code) passes over it."""
+    response._has_been_logged = True  # type: ignore[attr-defined]
+    return response
