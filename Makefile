@@ -35,9 +35,10 @@ $(STAMP): pyproject.toml | $(PY)
 
 AXE := node_modules/axe-core/axe.min.js
 
-# axe-core, which the browser tests inject into pages to check their accessibility.
+# axe-core, which the browser tests inject into pages to check their accessibility, and
+# Lighthouse, which scores the passport look-up (both in package.json).
 $(AXE): package.json
-	@command -v npm >/dev/null || { echo "npm is needed for the browser tests' axe-core." >&2; exit 1; }
+	@command -v npm >/dev/null || { echo "npm is needed for the browser tests' axe-core and Lighthouse." >&2; exit 1; }
 	npm install --silent
 	@touch $(AXE)
 

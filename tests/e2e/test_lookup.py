@@ -4,12 +4,16 @@ the page and its stylesheet alone, under 50 KB together."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, Response, expect
 
-from tests.e2e.conftest import assert_accessible
+from tests.e2e.conftest import CHROMIUM, ROOT, assert_accessible
 
 pytestmark = pytest.mark.browser
 
@@ -101,3 +105,41 @@ def test_a_signed_in_user_finds_the_look_up_in_the_navigation(signed_in_page: Pa
     ).click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Check a passport")
     assert_accessible(page)
+
+
+# --- Lighthouse -----------------------------------------------------------------------------------
+
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+
+
+def lighthouse(url: str, tmp_path: Path) -> dict[str, float]:
+    """Lighthouse's scores (0-100) of `url` with its default mobile settings, in Debian's
+    Chromium."""
+    if not LIGHTHOUSE.is_file():
+        pytest.skip("lighthouse is not installed (node_modules): run make test, which installs it")
+    report = tmp_path / "lighthouse.json"
+    flags = "--no-sandbox --headless --disable-gpu --disable-background-networking "
+    flags += "--disable-component-update --no-first-run --disable-dev-shm-usage"
+    subprocess.run(
+        [
+            str(LIGHTHOUSE),
+            url,
+            "--output=json",
+            f"--output-path={report}",
+            f"--only-categories={','.join(CATEGORIES)}",
+            f"--chrome-flags={flags}",
+            "--quiet",
+        ],
+        env={**os.environ, "CHROME_PATH": CHROMIUM},
+        check=True,
+        timeout=180,
+    )
+    categories = json.loads(report.read_text())["categories"]
+    return {name: round(categories[name]["score"] * 100) for name in CATEGORIES}
+
+
+@pytest.mark.parametrize("path", ["/p/7KXM4-QHT2W", "/p/"])
+def test_lighthouse_scores_the_look_up_at_least_95(portal_url: str, tmp_path: Path, path: str):
+    scores = lighthouse(f"{portal_url}{path}", tmp_path)
+    assert all(score >= 95 for score in scores.values()), scores
