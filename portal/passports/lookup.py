@@ -58,7 +58,8 @@ def verdict(short_code: str) -> Verdict | None:
     service has no such passport. Raises the client's other errors (Unavailable, ...) and
     LookupAccountMissing."""
     key = _key("verdict", short_code)
-    kept = cache.get(key)
+    keep = settings.PORTAL_LOOKUP_KEEP_SECONDS
+    kept = cache.get(key) if keep > 0 else None
     if kept == NO_SUCH_PASSPORT:
         return None
     if isinstance(kept, Verdict):
@@ -73,7 +74,6 @@ def verdict(short_code: str) -> Verdict | None:
         found = Verdict(short_code, None, time.time())
     except NotFound:
         found = None
-    keep = settings.PORTAL_LOOKUP_KEEP_SECONDS
     if keep > 0:
         cache.set(key, found or NO_SUCH_PASSPORT, keep)
     return found
@@ -88,16 +88,15 @@ class Refusal:
 
 def take_a_look_up(client_address: str) -> Refusal | None:
     """Counts one look-up from `client_address` in the current minute; a Refusal past
-    PORTAL_LOOKUPS_PER_MINUTE. The count is one atomic increment where the cache has one."""
+    PORTAL_LOOKUPS_PER_MINUTE. The count is one atomic increment where the cache has one (one
+    round trip to Redis but for the minute's first look-up)."""
     now = time.time()
     minute = int(now // 60)
     key = _key(f"from:{minute}", client_address)
-    cache.add(key, 0, 60)
     try:
         count = cache.incr(key)
-    except ValueError:  # it lapsed in between
-        count = 1
-        cache.set(key, count, 60)
+    except ValueError:  # the minute's first look-up (or another made it just now)
+        count = 1 if cache.add(key, 1, 60) else cache.incr(key)
     if count > settings.PORTAL_LOOKUPS_PER_MINUTE:
         return Refusal(max(1, int((minute + 1) * 60 - now) + 1))
     return None
