@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.cache import cache
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
 
 from portal.accounts.lookup import call_as_lookup_account
 from portal.assurance import records
@@ -23,16 +25,25 @@ from portal.assurance.errors import NotFound, StatusNotValid
 from portal.service import client
 
 NO_SUCH_PASSPORT = "none"  # kept in place of a verdict for a code the service does not know
+NO_DETAILS = SafeString("")
+TREATMENTS = {
+    "A": "No post-harvest treatment has been applied to this grain.",
+    "B": "Treated after harvest.",
+    "C": "Treatment records are held by the store operator.",
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """What the service answered for a short code, and when the portal asked it. `passport`
-    is None when the service refused it because the claim is not valid now (StatusNotValid)."""
+    is None when the service refused it because the claim is not valid now (StatusNotValid).
+    `details` is the passport's details as the page shows them, rendered once and kept with
+    it (they do not change; the verdict is worked out again each time from the record)."""
 
     short_code: str
     passport: records.CropPassport | None
     asked_at: float
+    details: SafeString = NO_DETAILS
 
     @property
     def is_valid(self) -> bool:
@@ -69,7 +80,7 @@ def verdict(short_code: str) -> Verdict | None:
         passport = call_as_lookup_account(
             lambda credentials: client().passport(credentials, short_code)
         )
-        found = Verdict(short_code, passport, time.time())
+        found = Verdict(short_code, passport, time.time(), _details(passport))
     except StatusNotValid:
         found = Verdict(short_code, None, time.time())
     except NotFound:
@@ -77,6 +88,12 @@ def verdict(short_code: str) -> Verdict | None:
     if keep > 0:
         cache.set(key, found or NO_SUCH_PASSPORT, keep)
     return found
+
+
+def _details(passport: records.CropPassport) -> SafeString:
+    option = (passport.post_harvest_treatment_option or "").strip().upper()
+    context = {"passport": passport, "option": option, "treatment": TREATMENTS.get(option)}
+    return SafeString(render_to_string("passports/details.html", context))
 
 
 @dataclass(frozen=True, slots=True)

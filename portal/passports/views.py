@@ -19,12 +19,6 @@ from portal.passports import codes
 from portal.passports.forms import LookUpForm
 from portal.passports.lookup import take_a_look_up, verdict
 
-TREATMENTS = {
-    "A": "No post-harvest treatment has been applied to this grain.",
-    "B": "Treated after harvest.",
-    "C": "Treatment records are held by the store operator.",
-}
-
 
 @require_safe
 def look_up(request: HttpRequest) -> HttpResponse:
@@ -58,21 +52,14 @@ def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
         return _unavailable(request, {"not_set_up": True})
     except AssuranceError as error:
         retry_after = error.retry_after if isinstance(error, Unavailable) else None
-        response = _unavailable(request, {"retry_after": retry_after, "code": short_code})
+        response = _unavailable(request, {"retry_after": retry_after})
         if retry_after:
             response["Retry-After"] = str(int(retry_after))
         return response
     if found is None:
         context = {"form": LookUpForm()}
         return _unlogged(render(request, "passports/not_found.html", context, status=404))
-    passport = found.passport
-    context = {
-        "verdict": found,
-        "passport": passport,
-        "treatment": TREATMENTS.get((passport.post_harvest_treatment_option or "").upper())
-        if passport
-        else None,
-    }
+    context = {"verdict": found, "passport": found.passport}
     return render(request, "passports/verdict.html", context)
 
 
