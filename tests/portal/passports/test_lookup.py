@@ -18,7 +18,7 @@ from django.test import Client
 from portal import service
 from portal.assurance import records
 from portal.assurance.client import BearerToken
-from portal.passports import codes
+from portal.passports import codes, lookup
 from sandbox.ids import guid_for
 from tests.conftest import Sandbox
 from tests.portal.accounts.helpers import upstream_calls
@@ -27,6 +27,9 @@ pytestmark = pytest.mark.django_db
 
 DEMO = "7KXM4-QHT2W"
 UNKNOWN = "ABCDE-FGHJK"
+HOLLOWFIELD = guid_for("membership:hollowfield")
+HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
+MAIN_STORE = guid_for("store:main-store")
 WENHAM = guid_for("membership:wenham-grange")
 WENHAM_SITE = guid_for("site:wenham-grange")
 
@@ -106,6 +109,65 @@ def test_the_form_refuses_a_code_too_long(visitor):
     assert "A short code has 8 to 12 letters and numbers" in text(response)
 
 
+def grower_creates(request: records.PassportRequest) -> records.CropPassport:
+    """A passport made at the sandbox by the grower, through the portal's client."""
+    authorization = service.client().login("grower", "grower-demo-pass")
+    return service.client().create_passport(BearerToken(authorization.token), request)
+
+
+def test_every_detail_the_service_gives_is_shown_with_its_dates_as_given(visitor):
+    made = grower_creates(
+        records.PassportRequest(
+            membership_guid=HOLLOWFIELD,
+            site_guid=HOLLOWFIELD_FARM,
+            store_guid=MAIN_STORE,
+            crop_type="Oilseed rape",
+            variety="Campus",
+            store_or_bin_name="Bin 7",
+            loading_date=datetime(2026, 8, 21, 7, 30, tzinfo=UTC),
+            harvest_year="2026",
+            haulier_company_name="Marsh Lane Haulage Ltd",
+            vehicle_registration="AB12 CDE",
+            trailer_number="TR-0457",
+            haulier_collection_ticket_no="MLH-882913",
+            post_harvest_treatment_option="B",
+            post_harvest_treatment_date=datetime(2026, 8, 2, 23, 30, tzinfo=UTC),
+            post_harvest_treatment_product="K-Obiol EC 25",
+            don_risk_assessment_result=12.5,
+            don_test_date=datetime(2026, 8, 15, 11, 20, tzinfo=UTC),
+            don_test_result="Below 200 µg/kg",
+            zon_test_date=datetime(2026, 8, 16, 11, 20, tzinfo=UTC),
+            zon_test_result="Below 20 µg/kg",
+        )
+    )
+    page = text(visitor.get(f"/p/{codes.normalise(made.short_code)}"))
+    assert "✓ Valid" in page
+    expected = [
+        "Crop Oilseed rape",
+        "Variety Campus",
+        "Store or bin Bin 7",
+        # As the service gives it (UTC), not moved into British Summer Time (08:30).
+        "Loading date 21 August 2026, 07:30",
+        "Harvest year 2026",
+        f"Business {made.business_name}",
+        "Haulier Marsh Lane Haulage Ltd",
+        "Vehicle AB12 CDE",
+        "Trailer TR-0457",
+        "Collection ticket MLH-882913",
+        "Option B: Treated after harvest.",
+        "Treatment date 2 August 2026",  # 00:30 on the 3rd in London
+        "Product K-Obiol EC 25",
+        "DON risk score 12.5",
+        "DON test 15 August 2026: Below 200 µg/kg",
+        "ZON test 16 August 2026: Below 20 µg/kg",
+        f"Membership number {made.membership_number}",
+        f"Certifier {made.certifier_name}",
+    ]
+    for detail in expected:
+        assert detail in page
+    assert made.collection_address and made.collection_address.split("\n")[0] in page
+
+
 # --- unknown and malformed codes ------------------------------------------------------------------
 
 
@@ -143,15 +205,13 @@ def suspended_later(upstream_sandbox: Sandbox) -> Iterator[str]:
     """The short code of a passport made for the grower's valid Wenham Grange membership,
     which is then suspended in the sandbox's database (and made valid again afterwards: the
     sandbox is shared by the whole session)."""
-    authorization = service.client().login("grower", "grower-demo-pass")
-    passport = service.client().create_passport(
-        BearerToken(authorization.token),
+    passport = grower_creates(
         records.PassportRequest(
             membership_guid=WENHAM,
             site_guid=WENHAM_SITE,
             crop_type="Barley",
             loading_date=datetime(2026, 8, 21, 7, 30, tzinfo=UTC),
-        ),
+        )
     )
     with closing(sqlite3.connect(upstream_sandbox.database)) as db:
         (before,) = db.execute(
@@ -346,3 +406,32 @@ def test_only_get_is_allowed(visitor):
 )
 def test_short_codes_are_normalised_and_checked_in_one_place(typed, expected):
     assert codes.normalise(typed) == expected
+
+
+# --- the verdict from the record ------------------------------------------------------------------
+
+
+def record(status: str | None, expiry: datetime | None) -> lookup.Verdict:
+    passport = records.CropPassport(short_code=DEMO, status=status, expiry_date=expiry)
+    return lookup.Verdict(DEMO, passport, time.time())
+
+
+@pytest.mark.parametrize(
+    ("status", "expiry", "valid"),
+    [
+        ("Valid", datetime(2999, 1, 1, tzinfo=UTC), True),
+        ("Grace", datetime(2999, 1, 1, tzinfo=UTC), True),
+        ("Valid", None, True),
+        ("Valid", datetime(2020, 1, 1, tzinfo=UTC), False),  # its expiry has passed
+        ("Suspended", datetime(2999, 1, 1, tzinfo=UTC), False),
+        ("Expired", None, False),
+        ("Withdrawn", None, False),
+        (None, None, False),
+    ],
+)
+def test_the_claim_is_valid_only_with_a_valid_status_before_its_expiry(status, expiry, valid):
+    assert record(status, expiry).is_valid is valid
+
+
+def test_a_refused_passport_is_not_valid():
+    assert not lookup.Verdict(DEMO, None, time.time()).is_valid
