@@ -7,6 +7,8 @@ its path (which holds the code), so these pages mark their answers as logged alr
 
 from __future__ import annotations
 
+import re
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -29,8 +31,10 @@ def look_up(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _unlogged(render(request, "passports/look_up.html", {"form": form}, status=400))
     typed = form.cleaned_data["code"]
-    # A malformed code goes to its address too, to be answered there as an unknown one is.
-    return redirect(reverse("passports:verdict", args=[codes.normalise(typed) or typed.strip()]))
+    # A malformed code goes to an address too (of its letters and digits: no `..` or `/`
+    # that a browser would resolve elsewhere), to be answered there as an unknown one is.
+    address = codes.normalise(typed) or re.sub(r"[^\w-]", "", typed.upper()) or "-"
+    return redirect(reverse("passports:verdict", args=[address]))
 
 
 @require_safe

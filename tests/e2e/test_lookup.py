@@ -98,6 +98,21 @@ def test_the_verdict_page_is_two_requests_under_50_kb(
     assert weight < BUDGET, f"{weight} bytes"
 
 
+def test_too_many_look_ups_get_a_page_that_says_when_to_try_again(
+    watched_context: Callable[..., BrowserContext], portal_url: str, settings
+):
+    settings.PORTAL_LOOKUPS_PER_MINUTE = 1
+    page = watched_context(**PHONE).new_page()
+    page.goto(f"{portal_url}/p/7KXM4-QHT2W")
+    sees_the_valid_verdict(page)
+    response = page.goto(f"{portal_url}/p/7KXM4-QHT2W")
+    assert response is not None and response.status == 429
+    expect(page.get_by_role("heading", level=1)).to_have_text("Too many look-ups")
+    expect(page.get_by_text("Try again in")).to_be_visible()
+    no_sideways_scroll(page)
+    assert_accessible(page)
+
+
 def test_a_signed_in_user_finds_the_look_up_in_the_navigation(signed_in_page: Page):
     page = signed_in_page
     page.get_by_role("navigation", name="Main").get_by_role(

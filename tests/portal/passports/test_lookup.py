@@ -191,6 +191,14 @@ def test_a_malformed_code_from_the_form_is_answered_as_an_unknown_one(visitor):
     assert unknown.content == malformed.content
 
 
+@pytest.mark.parametrize("typed", ["..", "../admin/", "a/b", "?", "#", "%2F"])
+def test_a_malformed_code_from_the_form_stays_on_the_look_up(visitor, typed):
+    response = visitor.get("/p/", {"code": typed})
+    assert response.status_code == 302
+    assert response["Location"].startswith("/p/") and ".." not in response["Location"]
+    assert visitor.get(response["Location"]).status_code == 404
+
+
 def test_a_malformed_code_makes_no_call(visitor):
     with upstream_calls() as calls:
         visitor.get("/p/0000000000")
