@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, Response, expect
 
 from tests.e2e.conftest import CHROMIUM, ROOT, assert_accessible
+from tests.portal.passports.helpers import suspended_after_it_was_made
 
 pytestmark = pytest.mark.browser
 
@@ -96,6 +97,21 @@ def test_the_verdict_page_is_two_requests_under_50_kb(
     ]
     weight = sum(len(r.body()) for r in responses)
     assert weight < BUDGET, f"{weight} bytes"
+
+
+def test_a_passport_whose_membership_was_suspended_since_shows_not_valid(
+    watched_context: Callable[..., BrowserContext], portal_url: str, upstream_sandbox
+):
+    with suspended_after_it_was_made(upstream_sandbox) as short_code:
+        page = watched_context(**PHONE).new_page()
+        page.goto(f"{portal_url}/p/{short_code.lower()}")
+    expect(page).to_have_title(f"Not valid: {short_code} · Assurance portal")
+    verdict = page.locator(".verdict")
+    expect(verdict).to_contain_text("Not valid")
+    expect(verdict).to_contain_text("The assurance claim is not valid now.")
+    expect(page.get_by_text("Barley")).to_have_count(0)
+    no_sideways_scroll(page)
+    assert_accessible(page)
 
 
 def test_too_many_look_ups_get_a_page_that_says_when_to_try_again(

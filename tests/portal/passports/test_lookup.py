@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import logging
 import re
-import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import closing
 from datetime import UTC, datetime
 from html import unescape
 
@@ -17,11 +15,11 @@ from django.test import Client
 
 from portal import service
 from portal.assurance import records
-from portal.assurance.client import BearerToken
 from portal.passports import codes, lookup
 from sandbox.ids import guid_for
 from tests.conftest import Sandbox
 from tests.portal.accounts.helpers import upstream_calls
+from tests.portal.passports.helpers import grower_creates, suspended_after_it_was_made
 
 pytestmark = pytest.mark.django_db
 
@@ -30,8 +28,6 @@ UNKNOWN = "ABCDE-FGHJK"
 HOLLOWFIELD = guid_for("membership:hollowfield")
 HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
 MAIN_STORE = guid_for("store:main-store")
-WENHAM = guid_for("membership:wenham-grange")
-WENHAM_SITE = guid_for("site:wenham-grange")
 
 
 @pytest.fixture
@@ -107,12 +103,6 @@ def test_the_form_refuses_a_code_too_long(visitor):
     response = visitor.get("/p/", {"code": "A" * 41})
     assert response.status_code == 400
     assert "A short code has 8 to 12 letters and numbers" in text(response)
-
-
-def grower_creates(request: records.PassportRequest) -> records.CropPassport:
-    """A passport made at the sandbox by the grower, through the portal's client."""
-    authorization = service.client().login("grower", "grower-demo-pass")
-    return service.client().create_passport(BearerToken(authorization.token), request)
 
 
 def test_every_detail_the_service_gives_is_shown_with_its_dates_as_given(visitor):
@@ -210,32 +200,8 @@ def test_a_malformed_code_makes_no_call(visitor):
 
 @pytest.fixture
 def suspended_later(upstream_sandbox: Sandbox) -> Iterator[str]:
-    """The short code of a passport made for the grower's valid Wenham Grange membership,
-    which is then suspended in the sandbox's database (and made valid again afterwards: the
-    sandbox is shared by the whole session)."""
-    passport = grower_creates(
-        records.PassportRequest(
-            membership_guid=WENHAM,
-            site_guid=WENHAM_SITE,
-            crop_type="Barley",
-            loading_date=datetime(2026, 8, 21, 7, 30, tzinfo=UTC),
-        )
-    )
-    with closing(sqlite3.connect(upstream_sandbox.database)) as db:
-        (before,) = db.execute(
-            "SELECT status FROM sandbox_membership WHERE guid = ?", [WENHAM]
-        ).fetchone()
-        with db:
-            db.execute(
-                "UPDATE sandbox_membership SET status = 'Suspended' WHERE guid = ?", [WENHAM]
-            )
-        try:
-            yield codes.normalise(passport.short_code)
-        finally:
-            with db:
-                db.execute(
-                    "UPDATE sandbox_membership SET status = ? WHERE guid = ?", [before, WENHAM]
-                )
+    with suspended_after_it_was_made(upstream_sandbox) as short_code:
+        yield short_code
 
 
 def test_a_passport_whose_membership_was_suspended_since_is_not_valid(visitor, suspended_later):

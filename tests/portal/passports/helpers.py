@@ -1,0 +1,54 @@
+"""Passports made at the sandbox for the look-up's tests (unit and browser alike)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from datetime import UTC, datetime
+
+from portal import service
+from portal.assurance import records
+from portal.assurance.client import BearerToken
+from portal.passports import codes
+from sandbox.ids import guid_for
+from tests.conftest import Sandbox
+
+WENHAM = guid_for("membership:wenham-grange")
+WENHAM_SITE = guid_for("site:wenham-grange")
+
+
+def grower_creates(request: records.PassportRequest) -> records.CropPassport:
+    """A passport made at the sandbox by the grower, through the portal's client."""
+    authorization = service.client().login("grower", "grower-demo-pass")
+    return service.client().create_passport(BearerToken(authorization.token), request)
+
+
+@contextmanager
+def suspended_after_it_was_made(sandbox: Sandbox) -> Iterator[str]:
+    """The short code of a passport made for the grower's valid Wenham Grange membership,
+    which is then suspended in the sandbox's database (and given its status back afterwards:
+    the sandbox is shared by the whole session). The portal's client must point at `sandbox`."""
+    passport = grower_creates(
+        records.PassportRequest(
+            membership_guid=WENHAM,
+            site_guid=WENHAM_SITE,
+            crop_type="Barley",
+            loading_date=datetime(2026, 8, 21, 7, 30, tzinfo=UTC),
+        )
+    )
+    with closing(sqlite3.connect(sandbox.database)) as db:
+        (before,) = db.execute(
+            "SELECT status FROM sandbox_membership WHERE guid = ?", [WENHAM]
+        ).fetchone()
+        with db:
+            db.execute(
+                "UPDATE sandbox_membership SET status = 'Suspended' WHERE guid = ?", [WENHAM]
+            )
+        try:
+            yield codes.normalise(passport.short_code)
+        finally:
+            with db:
+                db.execute(
+                    "UPDATE sandbox_membership SET status = ? WHERE guid = ?", [before, WENHAM]
+                )
