@@ -142,30 +142,36 @@ def test_a_signed_in_user_finds_the_look_up_in_the_navigation(signed_in_page: Pa
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+TRIES = 3
 
 
 def lighthouse(url: str, tmp_path: Path) -> dict[str, float]:
     """Lighthouse's scores (0-100) of `url` with its default mobile settings, in Debian's
     Chromium."""
     if not LIGHTHOUSE.is_file():
-        pytest.skip("lighthouse is not installed (node_modules): run make test, which installs it")
+        pytest.fail(
+            "lighthouse is missing (node_modules): run make test, which installs it.", pytrace=False
+        )
     report = tmp_path / "lighthouse.json"
     flags = "--no-sandbox --headless --disable-gpu --disable-background-networking "
     flags += "--disable-component-update --no-first-run --disable-dev-shm-usage"
-    subprocess.run(
-        [
-            str(LIGHTHOUSE),
-            url,
-            "--output=json",
-            f"--output-path={report}",
-            f"--only-categories={','.join(CATEGORIES)}",
-            f"--chrome-flags={flags}",
-            "--quiet",
-        ],
-        env={**os.environ, "CHROME_PATH": CHROMIUM},
-        check=True,
-        timeout=180,
-    )
+    command = [
+        str(LIGHTHOUSE),
+        url,
+        "--output=json",
+        f"--output-path={report}",
+        f"--only-categories={','.join(CATEGORIES)}",
+        f"--chrome-flags={flags}",
+        "--quiet",
+    ]
+    environment = {**os.environ, "CHROME_PATH": CHROMIUM}
+    for _ in range(TRIES):
+        run = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=180)
+        # Now and then the trace of the load comes without its start (NO_NAVSTART), and
+        # Lighthouse asks to be run again; nothing was measured.
+        if run.returncode == 0 or "Please run Lighthouse again" not in run.stderr:
+            break
+    assert run.returncode == 0, f"lighthouse failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     categories = json.loads(report.read_text())["categories"]
     return {name: round(categories[name]["score"] * 100) for name in CATEGORIES}
 
