@@ -295,7 +295,16 @@ WHITENOISE_AUTOREFRESH = DEBUG
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    # The loggers that write request paths never write a passport's whole short code.
+    "filters": {
+        "short_codes": {"()": "portal.passports.logs.MaskShortCodes"},
+        "no_look_ups": {"()": "portal.passports.logs.LeaveOutLookUps"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": "WARNING"},
-    "loggers": {"portal": {"level": env_str("PORTAL_LOG_LEVEL", "INFO")}},
+    "loggers": {
+        "portal": {"level": env_str("PORTAL_LOG_LEVEL", "INFO")},
+        "django.request": {"filters": ["no_look_ups"]},
+        "urllib3.connectionpool": {"filters": ["short_codes"]},
+    },
 }

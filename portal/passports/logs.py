@@ -1,29 +1,36 @@
-"""Short codes kept out of the logs: urllib3 logs each request's path at DEBUG, and a
-passport's path holds its whole short code."""
+"""Short codes kept out of the logs (settings.LOGGING puts these filters on the loggers). Two
+loggers write request paths, and a passport's path holds its whole short code: urllib3 at DEBUG
+(`/v1/passports/<code>.eb`, the service's), whose records are rewritten with the code masked,
+and Django's request log, which names the path of every 4xx and 5xx answer and carries the
+request itself: it keeps nothing of the look-up's pages, whose unknown codes and refusals are
+expected (a service that cannot be reached is logged by the client's own call log)."""
 
 from __future__ import annotations
 
 import logging
 import re
 
+from django.urls import reverse
+
 from portal.passports.codes import masked
 
-_PASSPORT_PATH = re.compile(r"(/passports/)([^/.\s\"?]+)")
+_CODE_IN_PATH = re.compile(r"(/passports/)([^/.\s\"?]+)")
 
 
 class MaskShortCodes(logging.Filter):
-    """Rewrites a record's message with every passport path's short code masked (`7KX…`)."""
+    """Rewrites a record's message with the short code of every passport's path masked (`7KX…`)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if "/passports/" in message:
-            record.msg = _PASSPORT_PATH.sub(lambda m: m.group(1) + masked(m.group(2)), message)
+            record.msg = _CODE_IN_PATH.sub(lambda m: m.group(1) + masked(m.group(2)), message)
             record.args = ()
         return True
 
 
-def mask_short_codes() -> None:
-    """Puts the filter on the loggers that write request paths (once per process)."""
-    logger = logging.getLogger("urllib3.connectionpool")
-    if not any(isinstance(f, MaskShortCodes) for f in logger.filters):
-        logger.addFilter(MaskShortCodes())
+class LeaveOutLookUps(logging.Filter):
+    """Drops Django's request records of the look-up's pages (`/p/...`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = getattr(record, "request", None)
+        return not getattr(request, "path", "").startswith(reverse("passports:lookup"))

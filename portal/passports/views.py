@@ -1,9 +1,6 @@
 """The public look-up of a passport by its short code (`/p/`, `/p/<short code>`), for anyone,
-signed in or not, through the portal's look-up account.
-
-No answer here may carry a short code into a log: Django logs every 4xx and 5xx response with
-its path (which holds the code), so these pages mark their answers as logged already.
-"""
+signed in or not, through the portal's look-up account. (Django's request log names the path of
+every 4xx and 5xx answer: portal.passports.logs masks the code in it.)"""
 
 from __future__ import annotations
 
@@ -29,7 +26,7 @@ def look_up(request: HttpRequest) -> HttpResponse:
         return render(request, "passports/look_up.html", {"form": LookUpForm()})
     form = LookUpForm(request.GET)
     if not form.is_valid():
-        return _unlogged(render(request, "passports/look_up.html", {"form": form}, status=400))
+        return render(request, "passports/look_up.html", {"form": form}, status=400)
     typed = form.cleaned_data["code"]
     # A malformed code goes to an address too (of its letters and digits: no `..` or `/`
     # that a browser would resolve elsewhere), to be answered there as an unknown one is.
@@ -49,7 +46,7 @@ def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
             request, "passports/too_many.html", {"seconds": refusal.seconds}, status=429
         )
         response["Retry-After"] = str(refusal.seconds)
-        return _unlogged(response)
+        return response
     try:
         found = verdict(short_code) if short_code else None
     except LookupAccountMissing:
@@ -62,17 +59,10 @@ def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
         return response
     if found is None:
         context = {"form": LookUpForm()}
-        return _unlogged(render(request, "passports/not_found.html", context, status=404))
+        return render(request, "passports/not_found.html", context, status=404)
     context = {"verdict": found, "passport": found.passport}
     return render(request, "passports/verdict.html", context)
 
 
 def _unavailable(request: HttpRequest, context: dict) -> HttpResponse:
-    return _unlogged(render(request, "passports/unavailable.html", context, status=503))
-
-
-def _unlogged(response: HttpResponse) -> HttpResponse:
-    """Marks an error answer as logged, so that Django's request log (which names the path, and
-    with it the short code) passes over it."""
-    response._has_been_logged = True  # type: ignore[attr-defined]
-    return response
+    return render(request, "passports/unavailable.html", context, status=503)
