@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -244,3 +246,83 @@ def heading(text: str) -> None:
     print()
     print(text)
     print("=" * len(text))
+
+
+# --- load from wrk --------------------------------------------------------------------------------
+
+
+def require_wrk_and_redis(redis_url: str) -> None:
+    """Stops the benchmark, saying what to do, without `wrk` or a Redis at `redis_url`."""
+    import redis
+
+    if shutil.which("wrk") is None:
+        print("wrk is not installed: `apt-get install wrk` (Debian's package), then run again.")
+        sys.exit(1)
+    try:
+        redis.Redis.from_url(redis_url).ping()
+    except redis.ConnectionError:
+        print(f"This benchmark needs Redis at {redis_url}.")
+        sys.exit(1)
+
+
+@dataclass(frozen=True)
+class Load:
+    """What wrk measured of one address."""
+
+    label: str
+    requests: int
+    throughput: float  # requests a second
+    median_ms: float
+
+
+class AtLeast(Target):
+    """A figure that should be at least its bound (`value >= limit`)."""
+
+    @property
+    def passed(self) -> bool:
+        return self.value >= self.limit
+
+    @property
+    def bound(self) -> str:
+        return f">= {self.limit:.2f} {self.unit}".rstrip()
+
+
+def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_bytes: int) -> Load:
+    """`wrk` against `url` with the session's cookie. Refuses a run with an error, an answer
+    that is not a 2xx, or fewer bytes than `body_bytes` an answer: a redirect to sign-in (a 3xx)
+    cannot pass for speed."""
+    command = ["wrk", f"--connections={connections}", f"--threads={min(connections, 2)}",
+               f"--duration={seconds}s", "--latency", "--timeout=10s",
+               f"--header=Cookie: {cookie}", url]  # fmt: skip
+    output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
+    requests = int(re.search(r"(\d+) requests in", output)[1])
+    read = re.search(r"requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read", output)
+    per_answer = (
+        float(read[1]) * {"B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30}[read[2]] / requests
+    )
+    if "Non-2xx" in output or "Socket errors" in output or per_answer < body_bytes:
+        raise RuntimeError(f"{label}: not every answer was the page:\n{output}")
+    return Load(
+        label,
+        requests,
+        float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1]),
+        _milliseconds(re.search(r"50%\s+([\d.]+)(us|ms|s)\b", output)),
+    )
+
+
+def _milliseconds(found: re.Match) -> float:
+    return float(found[1]) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[found[2]]
+
+
+def print_loads(loads: list[Load]) -> None:
+    print_table(
+        ["page", "requests", "throughput", "median"],
+        [[r.label, str(r.requests), f"{r.throughput:.0f}/s", ms(r.median_ms)] for r in loads],
+    )
+
+
+def print_timings(timings: list[tuple[str, Timing]]) -> None:
+    print_table(
+        ["", "median", "p95", "min"],
+        [[name, ms(t.median), ms(t.p95), ms(t.minimum)] for name, t in timings],
+    )

@@ -24,9 +24,7 @@ load, wrk must see no error, no answer but a 2xx, and at least the page's size e
 
 from __future__ import annotations
 
-import shutil
 import statistics
-import sys
 from contextlib import ExitStack
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -35,18 +33,21 @@ import redis
 
 from bench.common import (
     REQUEST_TIMEOUT,
+    AtLeast,
+    Load,
     Target,
     Timing,
     heading,
     loopback_session,
     machine_load,
-    ms,
-    print_table,
+    print_loads,
     print_targets,
+    print_timings,
+    require_wrk_and_redis,
     size,
     time_calls,
+    wrk,
 )
-from bench.standards import AtLeast, Load, wrk
 from portal.assurance.client import AssuranceClient, BearerToken
 from scripts import servers
 
@@ -115,15 +116,8 @@ def measure_nothing_kept(portal_url: str, sandbox_url: str) -> tuple[Timing, Tim
 
 def main() -> None:
     heading("bench.lookup: checking a passport by its short code")
-    if shutil.which("wrk") is None:
-        print("wrk is not installed: `apt-get install wrk` (Debian's package), then run again.")
-        sys.exit(1)
+    require_wrk_and_redis(REDIS_URL)
     cache = redis.Redis.from_url(REDIS_URL)
-    try:
-        cache.ping()
-    except redis.ConnectionError:
-        print("This benchmark needs Redis on 127.0.0.1:6379 (its database 14).")
-        sys.exit(1)
     cache.flushdb()  # the benchmark's own database: nothing kept from an earlier run
     print(f"Machine before: {machine_load()}")
     with ExitStack() as stack:
@@ -158,17 +152,10 @@ def main() -> None:
 def report(ratio: float, runs: list[Load], page: Timing, alone: Timing, page_bytes: int) -> None:
     print(f"\nUnder load: wrk, {CONNECTIONS} keep-alive connections, {LOAD_SECONDS} s each, the "
           f"verdict page ({size(page_bytes)}) kept and the look-up form in turn:")  # fmt: skip
-    print_table(
-        ["page", "requests", "throughput", "median"],
-        [[r.label, str(r.requests), f"{r.throughput:.0f}/s", ms(r.median_ms)] for r in runs],
-    )
+    print_loads(runs)
     print(f"\nNothing kept, sequential, interleaved with the service's download call alone "
           f"({COLD_REQUESTS} each):")  # fmt: skip
-    print_table(
-        ["", "median", "p95", "min"],
-        [[name, ms(t.median), ms(t.p95), ms(t.minimum)]
-         for name, t in (("verdict page", page), ("service's call alone", alone))],
-    )  # fmt: skip
+    print_timings([("verdict page", page), ("service's call alone", alone)])
     print()
     print_targets([
         AtLeast(f"kept verdict / look-up form, throughput (median of {ROUNDS})", ratio,

@@ -28,12 +28,8 @@ page's size in bytes for each answer.
 from __future__ import annotations
 
 import re
-import shutil
 import statistics
-import subprocess
-import sys
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -47,17 +43,21 @@ from bench.common import (
     DEMO_USER,
     REQUEST_TIMEOUT,
     SCHEME_GUID,
+    AtLeast,
+    Load,
     Target,
     Timing,
     heading,
     loopback_session,
     machine_load,
-    ms,
-    print_table,
+    print_loads,
     print_targets,
+    print_timings,
+    require_wrk_and_redis,
     running_sandbox,
     size,
     time_calls,
+    wrk,
 )
 from portal.assurance.client import AssuranceClient, BearerToken
 from scripts import servers
@@ -72,28 +72,6 @@ COLD_REQUESTS, COLD_WARMUP = 15, 2
 STALE_SECONDS = 3
 WARM_RATIO, COLD_EXTRA_MS, STALE_MEDIAN_MS = 0.5, 25.0, 20.0
 STALE_NOTICE = "cannot be reached just now"
-
-
-@dataclass(frozen=True)
-class Load:
-    """What wrk measured of one address."""
-
-    label: str
-    requests: int
-    throughput: float  # requests a second
-    median_ms: float
-
-
-class AtLeast(Target):
-    """A figure that should be at least its bound (`value >= limit`)."""
-
-    @property
-    def passed(self) -> bool:
-        return self.value >= self.limit
-
-    @property
-    def bound(self) -> str:
-        return f">= {self.limit:.2f} {self.unit}".rstrip()
 
 
 # --- signing in and checking pages ----------------------------------------------------------------
@@ -144,33 +122,6 @@ def page_size(url: str, cookie: str) -> int:
 
 
 # --- load with wrk --------------------------------------------------------------------------------
-
-
-def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_bytes: int) -> Load:
-    """`wrk` against `url` with the session's cookie. Refuses a run with an error, an answer
-    that is not a 2xx, or fewer bytes than `body_bytes` an answer: a redirect to sign-in (a 3xx)
-    cannot pass for speed."""
-    command = ["wrk", f"--connections={connections}", f"--threads={min(connections, 2)}",
-               f"--duration={seconds}s", "--latency", "--timeout=10s",
-               f"--header=Cookie: {cookie}", url]  # fmt: skip
-    output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
-    requests = int(re.search(r"(\d+) requests in", output)[1])
-    read = re.search(r"requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read", output)
-    per_answer = (
-        float(read[1]) * {"B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30}[read[2]] / requests
-    )
-    if "Non-2xx" in output or "Socket errors" in output or per_answer < body_bytes:
-        raise RuntimeError(f"{label}: not every answer was the page:\n{output}")
-    return Load(
-        label,
-        requests,
-        float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1]),
-        _milliseconds(re.search(r"50%\s+([\d.]+)(us|ms|s)\b", output)),
-    )
-
-
-def _milliseconds(found: re.Match) -> float:
-    return float(found[1]) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[found[2]]
 
 
 def measure_warm(portal_url: str, cookie: str, sizes: dict[str, int]) -> tuple[float, list[Load]]:
@@ -236,15 +187,7 @@ def measure_cold(
 
 def main() -> None:
     heading("bench.standards: the page of a 300-point section")
-    if shutil.which("wrk") is None:
-        print("wrk is not installed: `apt-get install wrk` (Debian's package), then run again.")
-        sys.exit(1)
-    cache = redis.Redis.from_url(REDIS_URL)
-    try:
-        cache.ping()
-    except redis.ConnectionError:
-        print("This benchmark needs Redis on 127.0.0.1:6379 (its database 15).")
-        sys.exit(1)
+    require_wrk_and_redis(REDIS_URL)
     print(f"Machine before: {machine_load()}")
     with ExitStack() as stack:
         directory = Path(stack.enter_context(TemporaryDirectory(prefix="bench-standards-")))
@@ -279,18 +222,10 @@ def report(
 ) -> None:
     print(f"\nUnder load: wrk, {CONNECTIONS} keep-alive connections, {LOAD_SECONDS} s each, the "
           f"section page ({size(page_bytes)}) and the home page in turn:")  # fmt: skip
-    print_table(
-        ["page", "requests", "throughput", "median"],
-        [[r.label, str(r.requests), f"{r.throughput:.0f}/s", ms(r.median_ms)]
-         for r in [*runs, stale]],
-    )  # fmt: skip
+    print_loads([*runs, stale])
     print(f"\nCold page, sequential, the standards cache emptied before each request, "
           f"interleaved with the service's answer alone ({COLD_REQUESTS} each):")  # fmt: skip
-    print_table(
-        ["", "median", "p95", "min"],
-        [[name, ms(t.median), ms(t.p95), ms(t.minimum)]
-         for name, t in (("cold page", cold), ("service's answer alone", alone))],
-    )  # fmt: skip
+    print_timings([("cold page", cold), ("service's answer alone", alone)])
     print()
     print_targets([
         AtLeast(f"warm page / home page, throughput (median of {WARM_ROUNDS})", ratio,
