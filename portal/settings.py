@@ -93,6 +93,10 @@ PORTAL_LOOKUPS_PER_MINUTE = env_int("PORTAL_LOOKUPS_PER_MINUTE", 30)
 # How long a verdict (or a code's being unknown) is kept: at most a minute, so that a claim
 # suspended since shows soon.
 PORTAL_LOOKUP_KEEP_SECONDS = min(60, env_int("PORTAL_LOOKUP_KEEP_SECONDS", 60))
+# --- passports (portal/passports) -----------------------------------------------------------------
+# How long the memberships a user is a contact of (the service's authorisation) are kept: the
+# create form's steps and each passport's page ask for them.
+PORTAL_AUTHORISATION_SECONDS = env_int("PORTAL_AUTHORISATION_SECONDS", 60)
 # Verifiers of passwords that have worked here (portal/accounts/verifiers.py) are made with the
 # first: scrypt, slow and memory-hard. Portal users have no passwords of their own.
 PASSWORD_HASHERS = [

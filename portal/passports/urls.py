@@ -1,10 +1,11 @@
 from django.urls import path
 
-from portal.passports import views
+from portal.passports.views import lookup
 
 app_name = "passports"
 
 urlpatterns = [
-    path("", views.look_up, name="lookup"),
-    path("<path:code>", views.passport_verdict, name="verdict"),
+    # Anyone's, signed in or not: the look-up by short code.
+    path("p/", lookup.look_up, name="lookup"),
+    path("p/<path:code>", lookup.passport_verdict, name="verdict"),
 ]
