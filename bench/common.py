@@ -127,6 +127,39 @@ def running_sandbox(**options) -> Iterator[Sandbox]:
             stop_process(sandbox.process)
 
 
+# --- a portal's signed-in user --------------------------------------------------------------------
+
+_CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def csrf_token(html: str) -> str | None:
+    """The CSRF token of the (first) form in a page, or None."""
+    found = _CSRF_FIELD.search(html)
+    return found[1] if found else None
+
+
+def signed_in_cookie(portal_url: str, username: str = DEMO_USER,
+                     password: str = DEMO_PASSWORD) -> str:  # fmt: skip
+    """Signs in through the form, as a browser does; the Cookie header it ends with."""
+    session = loopback_session()
+    url = f"{portal_url}/accounts/sign-in/"
+    form = session.get(url, timeout=REQUEST_TIMEOUT)
+    token = csrf_token(form.text)
+    if form.status_code != 200 or not token:
+        raise RuntimeError(f"The sign-in form answered {form.status_code} without a CSRF token")
+    answer = session.post(
+        url,
+        data={"csrfmiddlewaretoken": token, "username": username, "password": password},
+        headers={"Referer": url},
+        allow_redirects=False,
+        timeout=REQUEST_TIMEOUT,
+    )
+    cookies = session.cookies.get_dict()
+    if answer.status_code != 302 or "sessionid" not in cookies:
+        raise RuntimeError(f"Signing in answered {answer.status_code}: {answer.text[:300]}")
+    return "; ".join(f"{name}={value}" for name, value in cookies.items())
+
+
 # --- timing ---------------------------------------------------------------------------------------
 
 
@@ -253,11 +286,16 @@ def heading(text: str) -> None:
 
 def require_wrk_and_redis(redis_url: str) -> None:
     """Stops the benchmark, saying what to do, without `wrk` or a Redis at `redis_url`."""
-    import redis
-
     if shutil.which("wrk") is None:
         print("wrk is not installed: `apt-get install wrk` (Debian's package), then run again.")
         sys.exit(1)
+    require_redis(redis_url)
+
+
+def require_redis(redis_url: str) -> None:
+    """Stops the benchmark, saying so, without a Redis at `redis_url`."""
+    import redis
+
     try:
         redis.Redis.from_url(redis_url).ping()
     except redis.ConnectionError:

@@ -27,7 +27,6 @@ page's size in bytes for each answer.
 
 from __future__ import annotations
 
-import re
 import statistics
 from contextlib import ExitStack
 from pathlib import Path
@@ -39,8 +38,6 @@ from bench.common import (
     BENCH_POINTS,
     BENCH_PREFIX,
     BENCH_SECTOR,
-    DEMO_PASSWORD,
-    DEMO_USER,
     REQUEST_TIMEOUT,
     SCHEME_GUID,
     AtLeast,
@@ -55,6 +52,7 @@ from bench.common import (
     print_timings,
     require_wrk_and_redis,
     running_sandbox,
+    signed_in_cookie,
     size,
     time_calls,
     wrk,
@@ -74,30 +72,7 @@ WARM_RATIO, COLD_EXTRA_MS, STALE_MEDIAN_MS = 0.5, 25.0, 20.0
 STALE_NOTICE = "cannot be reached just now"
 
 
-# --- signing in and checking pages ----------------------------------------------------------------
-
-_CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-
-
-def signed_in_cookie(portal_url: str) -> str:
-    """Signs in as grower through the form, as a browser does; the Cookie header it ends with."""
-    session = loopback_session()
-    url = f"{portal_url}/accounts/sign-in/"
-    form = session.get(url, timeout=REQUEST_TIMEOUT)
-    found = _CSRF_FIELD.search(form.text)
-    if form.status_code != 200 or not found:
-        raise RuntimeError(f"The sign-in form answered {form.status_code} without a CSRF token")
-    answer = session.post(
-        url,
-        data={"csrfmiddlewaretoken": found[1], "username": DEMO_USER, "password": DEMO_PASSWORD},
-        headers={"Referer": url},
-        allow_redirects=False,
-        timeout=REQUEST_TIMEOUT,
-    )
-    cookies = session.cookies.get_dict()
-    if answer.status_code != 302 or "sessionid" not in cookies:
-        raise RuntimeError(f"Signing in answered {answer.status_code}: {answer.text[:300]}")
-    return "; ".join(f"{name}={value}" for name, value in cookies.items())
+# --- checking pages -------------------------------------------------------------------------------
 
 
 def checked_page(url: str, cookie: str, *, stale: bool = False) -> int:
