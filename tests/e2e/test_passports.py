@@ -1,0 +1,287 @@
+"""Creating a passport in Chromium: the grower follows "Create a passport", chooses membership,
+site and store, creates it and downloads its PDF from the page once it is ready; the same
+without JavaScript; the form for a user whose memberships are not valid now, and for one who is
+a contact of none; and a form sent twice that makes one passport. axe-core on each form and page
+(axe needs JavaScript: the page without it is checked as that page's HTML, shown with
+JavaScript on).
+
+The PDF's job runs in a thread of this process, as a worker would run it (tests/portal/jobs/
+test_worker.py runs jobs on a real worker)."""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pypdf
+import pytest
+from django.db import connection
+from playwright.sync_api import BrowserContext, Page, Route, expect
+
+from portal.assurance.client import BearerToken
+from portal.jobs import running
+from portal.jobs.models import Job
+from portal.passports.models import Passport
+from portal.service import client
+from sandbox.ids import guid_for
+from tests.e2e.conftest import GROWER, assert_accessible, sign_in
+
+pytestmark = pytest.mark.browser
+
+LAPSED = ("lapsed", "lapsed-demo-pass")
+HAULIER = ("haulier", "haulier-demo-pass")
+PASSPORT_PAGE = re.compile(r"/passports/(?P<code>[0-9A-Z]{4,6}-?[0-9A-Z]{4,6})/$")
+
+
+# --- what the tests share -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def worker() -> Iterator[None]:
+    """Every job queued while the test runs is run in a thread, as a worker would run it."""
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                for pk in Job.objects.filter(state=Job.State.QUEUED).values_list("pk", flat=True):
+                    running.run(pk)
+                stop.wait(0.1)
+        finally:
+            connection.close()  # the thread's own
+
+    thread = threading.Thread(target=work, name="jobs", daemon=True)
+    thread.start()
+    yield
+    stop.set()
+    thread.join(30)
+
+
+def open_the_form(page: Page, portal_url: str) -> None:
+    """From the page of a signed-in user, through the navigation."""
+    page.get_by_role("navigation", name="Main").get_by_role(
+        "link", name="Create a passport"
+    ).click()
+    expect(page).to_have_url(f"{portal_url}/passports/new")
+
+
+def radio(page: Page, starts_with: str):
+    return page.get_by_role("radio", name=re.compile(rf"^\s*{re.escape(starts_with)}"))
+
+
+def lands_on_the_passport(page: Page, portal_url: str) -> str:
+    """The short code of the passport whose page the browser is on (as the page prints it)."""
+    expect(page).to_have_url(PASSPORT_PAGE)
+    match = PASSPORT_PAGE.search(page.url)
+    assert match is not None
+    printed = page.locator(".short-code").first
+    expect(printed).to_be_visible()
+    assert bare(printed.inner_text()) == bare(match["code"])
+    return printed.inner_text().strip()
+
+
+def bare(code: str) -> str:
+    return "".join(code.split()).replace("-", "").upper()
+
+
+def passports_made() -> int:
+    return Passport.objects.exclude(short_code=None).count()
+
+
+def pdf_text(content: bytes) -> str:
+    reader = pypdf.PdfReader(io.BytesIO(content))
+    return " ".join(" ".join(page.extract_text() for page in reader.pages).split())
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def axe_without_javascript(page: Page, javascript_on: BrowserContext) -> None:
+    """axe-core on the page as a browser without JavaScript has it: its HTML (what <noscript>
+    holds shown) opened at its own address in a context with JavaScript on."""
+    html = re.sub(r"</?noscript>", "", page.content())
+    url = page.url
+
+    def fulfil(route: Route) -> None:
+        route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
+
+    same = javascript_on.new_page()
+    same.route(url, fulfil)
+    same.goto(url)
+    assert_accessible(same)
+    same.close()
+
+
+# --- the grower -----------------------------------------------------------------------------------
+
+
+def test_the_grower_creates_a_passport_and_downloads_its_pdf_once_ready(
+    signed_in_page: Page, portal_url: str, worker
+):
+    page = signed_in_page
+    open_the_form(page, portal_url)
+    expect(page.locator("form#passport-form")).to_be_visible()
+    assert_accessible(page)
+
+    page.evaluate("() => { window.__samePage = 'still here'; }")
+    radio(page, "Hollowfield Farms Ltd").check()
+    marsh_end = radio(page, "Marsh End Barns")
+    expect(marsh_end).to_be_visible()  # swapped in by htmx
+    marsh_end.check()
+    store = page.get_by_label("Grain store")
+    expect(store).to_be_visible()
+    store.select_option(label="Marsh End flat store")
+    assert page.evaluate("() => window.__samePage") == "still here", "the page was reloaded"
+    page.get_by_label("Crop", exact=True).fill("Barley")
+    page.get_by_label("Variety", exact=True).fill("Laureate")
+    page.get_by_label("Haulier", exact=True).fill("Stour Valley Haulage")
+    page.get_by_label("Vehicle registration").fill("AE24 KTV")
+    assert_accessible(page)
+    page.get_by_role("button", name="Create passport").click()
+
+    code = lands_on_the_passport(page, portal_url)
+    made = Passport.objects.get(short_code__in=[code, bare(code)])
+    assert made.store_guid == guid_for("store:flat-store")
+    address = made.record["CollectionAddress"]
+    assert "Marsh End Barns" in address
+    assert address in one_line(page.locator("main").inner_text())
+
+    page.evaluate("() => { window.__samePage = 'still here'; }")
+    pdf_part = page.locator("#passport-pdf")
+    link = pdf_part.get_by_role("link", name="Download the PDF")
+    expect(link).to_be_visible(timeout=30_000)  # polled, no reload
+    assert page.evaluate("() => window.__samePage") == "still here", "the page was reloaded"
+    assert_accessible(page)
+    with page.expect_download() as downloaded:
+        link.click()
+    content = Path(downloaded.value.path()).read_bytes()
+    assert content.startswith(b"%PDF")
+    text = pdf_text(content)
+    hyphenated = f"{bare(code)[:5]}-{bare(code)[5:]}"
+    assert hyphenated in text or bare(code) in text, text[:500]
+    assert address in text, text[:1500]
+
+
+def test_without_javascript_show_sites_brings_the_memberships_sites(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    page = watched_context(java_script_enabled=False).new_page()
+    sign_in(page, portal_url, *GROWER)
+    page.goto(f"{portal_url}/passports/new")
+    expect(radio(page, "Marsh End Barns")).to_have_count(0)
+    radio(page, "Hollowfield Farms Ltd").check()
+    page.get_by_role("button", name="Show sites").click()
+
+    expect(radio(page, "Hollowfield Farms Ltd")).to_be_checked()
+    expect(radio(page, "Marsh End Barns")).to_be_visible()
+    expect(radio(page, "Hollowfield Farm ")).to_be_visible()
+    axe_without_javascript(page, watched_context())
+    radio(page, "Marsh End Barns").check()
+    store = page.get_by_label("Grain store")
+    if not store.is_visible():  # the site's stores come with "Show stores"
+        page.get_by_role("button", name="Show stores").click()
+        expect(radio(page, "Marsh End Barns")).to_be_checked()
+    store.select_option(label="Marsh End flat store")
+    page.get_by_label("Crop", exact=True).fill("Wheat")
+    page.get_by_role("button", name="Create passport").click()
+
+    code = lands_on_the_passport(page, portal_url)
+    made = Passport.objects.get(short_code__in=[code, bare(code)])
+    assert (made.site_guid, made.store_guid) == (guid_for("site:marsh-end"),
+                                                 guid_for("store:flat-store"))  # fmt: skip
+
+
+# --- users who cannot create ----------------------------------------------------------------------
+
+
+def test_memberships_not_valid_now_are_shown_with_why_and_cannot_be_chosen(
+    page: Page, portal_url: str, upstream_sandbox
+):
+    sign_in(page, portal_url, *LAPSED)
+    page.goto(f"{portal_url}/passports/new")
+    form = page.locator("form#passport-form")
+    suspended, expired = radio(page, "Coldharbour Farm"), radio(page, "Ridgeway Arable")
+    expect(suspended).to_be_disabled()
+    expect(expired).to_be_disabled()
+    expect(form).to_contain_text("Suspended")
+    ridgeway = next(
+        m
+        for m in client().authorisation(BearerToken(client().login(*LAPSED).token)).memberships
+        if m.business_name == "Ridgeway Arable"
+    )
+    expiry = ridgeway.expiry_date
+    expect(form).to_contain_text(f"expired on {expiry.day} {expiry:%B %Y}")
+    expect(page.locator("button:enabled", has_text="Create passport")).to_have_count(0)
+    assert_accessible(page)
+
+    # Sent anyway, as if the radio were not disabled: no passport.
+    sent = page.request.post(
+        f"{portal_url}/passports/new",
+        form={
+            "csrfmiddlewaretoken": form.locator("[name=csrfmiddlewaretoken]").input_value(),
+            "submission": form.locator("[name=submission]").input_value(),
+            "membership": guid_for("membership:coldharbour"),
+            "site": guid_for("site:coldharbour"),
+            "step": "create",
+        },
+        max_redirects=0,
+    )
+    assert sent.status == 400
+    assert passports_made() == 0
+
+
+def test_a_user_who_is_no_memberships_contact_is_told_why_they_cannot_create(
+    page: Page, portal_url: str
+):
+    sign_in(page, portal_url, *HAULIER)
+    page.goto(f"{portal_url}/passports/new")
+    expect(page.get_by_text("not a registered contact of any membership")).to_be_visible()
+    expect(page.locator("form#passport-form")).to_have_count(0)
+    assert_accessible(page)
+
+
+# --- a form sent twice ----------------------------------------------------------------------------
+
+
+def test_a_form_sent_twice_makes_one_passport(
+    signed_in_page: Page, portal_url: str, upstream_sandbox
+):
+    page = signed_in_page
+    open_the_form(page, portal_url)
+    radio(page, "Wenham Grange Partnership").check()
+    site = radio(page, "Wenham Grange Wenham Grange")
+    expect(site).to_be_visible()
+    site.check()
+    expect(page.get_by_label("Grain store")).to_be_visible()
+    page.get_by_label("Crop", exact=True).fill("Oats")
+    sent_form = page.evaluate(
+        "() => Object.fromEntries(new FormData(document.getElementById('passport-form')))"
+    )
+    at_the_service = upstream_sandbox.count("sandbox_passport")
+    creates = []
+    page.on(
+        "request",
+        lambda r: creates.append(r) if r.method == "POST" and "step=create" in (r.post_data or "")
+        else None,
+    )  # fmt: skip
+
+    page.get_by_role("button", name="Create passport").dblclick()
+    code = lands_on_the_passport(page, portal_url)
+    assert len(creates) == 2, "the browser sent the form once"
+
+    # And once more, as a browser asked to send it again does.
+    again = page.request.post(
+        f"{portal_url}/passports/new", form={**sent_form, "step": "create"}, max_redirects=0
+    )
+    assert again.status == 303
+    assert (
+        PASSPORT_PAGE.search(again.headers["location"])["code"]
+        == PASSPORT_PAGE.search(page.url)["code"]
+    )
+    assert passports_made() == 1
+    assert Passport.objects.get().short_code in (code, bare(code))
+    assert upstream_sandbox.count("sandbox_passport") == at_the_service + 1
