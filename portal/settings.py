@@ -308,7 +308,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "portal": {"level": env_str("PORTAL_LOG_LEVEL", "INFO")},
-        "django.request": {"filters": ["no_look_ups"]},
+        "django.request": {"filters": ["no_look_ups", "short_codes"]},
         "urllib3.connectionpool": {"filters": ["short_codes"]},
     },
 }

@@ -27,7 +27,7 @@ from portal.accounts.session import user_credentials
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired
 from portal.jobs.models import Job
-from portal.jobs.work import KINDS, JobCancelled, ResultFile
+from portal.jobs.work import KINDS, JobCancelled, ResultFile, WorkFailed
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +132,8 @@ def _run(job_id: int) -> None:
         raise
     except AuthenticationRequired:
         _stop_for_sign_in(job)
+    except WorkFailed as failure:
+        _fail(job, str(failure))
     except SoftTimeLimitExceeded:
         _fail(job, "This took too long and was stopped. Try again later.")
     except Exception:

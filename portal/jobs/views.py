@@ -77,7 +77,12 @@ def _after_change(request: HttpRequest, job: Job) -> HttpResponse:
 @require_GET
 @login_required
 def download(request: HttpRequest, job_id: int) -> FileResponse:
-    job = _get_job_for_owner(request, job_id)
+    return result_response(_get_job_for_owner(request, job_id))
+
+
+def result_response(job: Job) -> FileResponse:
+    """The file a job made, as a download; 404 while it has none (or once it has gone).
+    Whoever calls it has checked that the user may have it."""
     if job.state != Job.State.DONE or not job.result:
         raise Http404("This job has no file to download.")
     try:

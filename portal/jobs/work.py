@@ -3,7 +3,8 @@
 Each kind is a function `run(job, credentials, progress) -> ResultFile`. It acts with
 `credentials` (the user's who asked), calls `progress(done, total)` as it goes, and returns the
 file it made; it may raise the service's errors (AuthenticationRequired stops the job until its
-user signs in again). The apps fill in KINDS with their own:
+user signs in again), or WorkFailed with a message that tells its owner why it cannot be made.
+The apps fill in KINDS with their own:
 
     from portal.jobs.work import KINDS
     KINDS["scheme-export-pdf"] = scheme_pdf
@@ -32,6 +33,11 @@ class ResultFile:
 
 class JobCancelled(Exception):
     """Raised by `progress` when the job's owner has cancelled it: the work stops there."""
+
+
+class WorkFailed(Exception):
+    """Raised by a kind's work that cannot be done, with a message for the job's owner: the
+    job fails with it (and may be retried), rather than with the general one."""
 
 
 class Progress(Protocol):

@@ -3,3 +3,9 @@ from django.apps import AppConfig
 
 class PassportsConfig(AppConfig):
     name = "portal.passports"
+
+    def ready(self) -> None:
+        from portal.jobs.work import KINDS
+        from portal.passports import pdfs
+
+        KINDS.update(pdfs.KINDS)

@@ -11,6 +11,7 @@ from django.db import models
 from django.utils import timezone
 
 from portal.assurance import codec, records
+from portal.passports import codes
 
 
 class Passport(models.Model):
@@ -48,7 +49,7 @@ class Passport(models.Model):
 
     def keep_record(self, passport: records.CropPassport) -> None:
         self.record = codec.to_mapping(passport)
-        self.short_code = passport.short_code
+        self.short_code = codes.normalise(passport.short_code or "") or passport.short_code
         self.business_name = (passport.business_name or "")[:200]
 
     @property

@@ -37,18 +37,28 @@ def suspended_after_it_was_made(sandbox: Sandbox) -> Iterator[str]:
             loading_date=datetime(2026, 8, 21, 7, 30, tzinfo=UTC),
         )
     )
+    with suspended(sandbox, WENHAM):
+        yield codes.normalise(passport.short_code)
+
+
+@contextmanager
+def suspended(sandbox: Sandbox, membership_guid: str) -> Iterator[None]:
+    """The membership suspended in the sandbox's database for the block, and given its status
+    back afterwards (the sandbox is shared by the whole session)."""
     with closing(sqlite3.connect(sandbox.database)) as db:
         (before,) = db.execute(
-            "SELECT status FROM sandbox_membership WHERE guid = ?", [WENHAM]
+            "SELECT status FROM sandbox_membership WHERE guid = ?", [membership_guid]
         ).fetchone()
         with db:
             db.execute(
-                "UPDATE sandbox_membership SET status = 'Suspended' WHERE guid = ?", [WENHAM]
+                "UPDATE sandbox_membership SET status = 'Suspended' WHERE guid = ?",
+                [membership_guid],
             )
         try:
-            yield codes.normalise(passport.short_code)
+            yield
         finally:
             with db:
                 db.execute(
-                    "UPDATE sandbox_membership SET status = ? WHERE guid = ?", [before, WENHAM]
+                    "UPDATE sandbox_membership SET status = ? WHERE guid = ?",
+                    [before, membership_guid],
                 )

@@ -1,0 +1,86 @@
+"""Passports for the tests of a passport's page and its PDF: made at the sandbox by the grower,
+either recorded as the portal's create view records them ("made here") or not ("made
+elsewhere"); and the demo users as signed-in test clients."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from html import unescape
+
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from portal.assurance import records
+from portal.passports import codes
+from portal.passports.models import Passport
+from sandbox.ids import guid_for
+from tests.portal.accounts.helpers import sign_in
+from tests.portal.passports.helpers import WENHAM, WENHAM_SITE, grower_creates
+
+HOLLOWFIELD = guid_for("membership:hollowfield")
+HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
+MAIN_STORE = guid_for("store:main-store")
+
+# Section 1 with some of its optional values, and sections 4 and 5 in full.
+SOME_OF_THE_LOAD = records.PassportRequest(
+    membership_guid=HOLLOWFIELD,
+    site_guid=HOLLOWFIELD_FARM,
+    store_guid=MAIN_STORE,
+    crop_type="Wheat",
+    variety="Extase",
+    loading_date=datetime(2026, 8, 21, 7, 30, tzinfo=UTC),
+    harvest_year="2026",
+    post_harvest_treatment_option="B",
+    post_harvest_treatment_date=datetime(2026, 8, 10, tzinfo=UTC),
+    post_harvest_treatment_product="Actellic Smoke Generator No. 20",
+    don_risk_assessment_result=14,
+    don_test_date=datetime(2026, 8, 12, tzinfo=UTC),
+    don_test_result="412 ppb",
+    zon_test_date=datetime(2026, 8, 12, tzinfo=UTC),
+    zon_test_result="38 ppb",
+)
+LEFT_EMPTY = [
+    "Store or bin name",
+    "Haulier company name",
+    "Vehicle registration",
+    "Trailer number",
+    "Haulier collection ticket no.",
+]
+
+
+def made_elsewhere(request: records.PassportRequest = SOME_OF_THE_LOAD) -> str:
+    """The short code of a passport the grower made at the service, unknown to the portal."""
+    return codes.normalise(grower_creates(request).short_code)
+
+
+def made_here(request: records.PassportRequest = SOME_OF_THE_LOAD) -> str:
+    """The short code of a passport the grower made, recorded as the portal records those it
+    makes."""
+    made = grower_creates(request)
+    row = Passport(
+        membership_guid=request.membership_guid,
+        site_guid=request.site_guid,
+        store_guid=request.store_guid or "",
+        made_by=get_user_model().objects.get(username="grower"),
+    )
+    row.keep_record(made)
+    row.save()
+    return row.short_code
+
+
+def wenham_made_here() -> str:
+    """A passport of the grower's Wenham Grange membership, recorded by the portal."""
+    return made_here(records.PassportRequest(membership_guid=WENHAM, site_guid=WENHAM_SITE))
+
+
+def signed_in(username: str) -> Client:
+    client = Client()
+    assert sign_in(client, username).status_code == 302
+    return client
+
+
+def text(response) -> str:
+    """The page's words, tags removed and spaces folded."""
+    html = re.sub(r"<[^>]+>", " ", response.content.decode())
+    return " ".join(unescape(html).split())
