@@ -3,6 +3,7 @@ through the portal or elsewhere, against the live sandbox."""
 
 from __future__ import annotations
 
+import logging
 import re
 
 import pytest
@@ -189,3 +190,12 @@ def test_the_page_links_its_stylesheet_and_a_description(grower):
     html = grower.get(f"/passports/{made_here()}/").content.decode()
     assert '<link rel="stylesheet" href="/static/css/passport.css">' in html
     assert '<meta name="description" content="Crop passport' in html
+
+
+def test_its_short_code_stays_out_of_the_request_log(grower, caplog):
+    short_code = made_here()
+    stranger = signed_in("haulier")
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        stranger.get(f"/passports/{short_code}/")
+    assert f"Not Found: /passports/{short_code[:3]}…" in caplog.text
+    assert short_code not in caplog.text
