@@ -147,6 +147,11 @@ def _spec(cls: type) -> _Spec:
     return _Spec(tuple(fields), by_json_name, by_xml_tag)
 
 
+def wire_names(record_type: type) -> list[tuple[str, str]]:
+    """(attribute, wire name) of each field of `record_type`."""
+    return [(f.attr, f.wire) for f in _spec(record_type).fields]
+
+
 def text_fields(record_type: type) -> list[tuple[str, str]]:
     """(attribute, wire name) of each string field of `record_type`."""
     return [(f.attr, f.wire) for f in _spec(record_type).fields if f.kind == STR]

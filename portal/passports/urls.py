@@ -1,6 +1,6 @@
 from django.urls import path
 
-from portal.passports.views import lookup
+from portal.passports.views import create, lookup, passport
 
 app_name = "passports"
 
@@ -8,4 +8,9 @@ urlpatterns = [
     # Anyone's, signed in or not: the look-up by short code.
     path("p/", lookup.look_up, name="lookup"),
     path("p/<path:code>", lookup.passport_verdict, name="verdict"),
+    # Contacts of a passport's membership only.
+    path("passports/new", create.create, name="create"),
+    path("passports/<str:code>/", passport.passport, name="passport"),
+    path("passports/<str:code>/pdf", passport.pdf, name="pdf"),
+    path("passports/<str:code>/pdf/state", passport.pdf_state, name="pdf-state"),
 ]
