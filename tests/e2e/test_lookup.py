@@ -145,9 +145,9 @@ CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 TRIES = 3
 
 
-def lighthouse(url: str, tmp_path: Path) -> dict[str, float]:
+def lighthouse(url: str, tmp_path: Path, *options: str) -> dict[str, float]:
     """Lighthouse's scores (0-100) of `url` with its default mobile settings, in Debian's
-    Chromium."""
+    Chromium, with any further `options` of Lighthouse's own (`--extra-headers=...`)."""
     if not LIGHTHOUSE.is_file():
         pytest.fail(
             "lighthouse is missing (node_modules): run make test, which installs it.", pytrace=False
@@ -163,6 +163,7 @@ def lighthouse(url: str, tmp_path: Path) -> dict[str, float]:
         f"--only-categories={','.join(CATEGORIES)}",
         f"--chrome-flags={flags}",
         "--quiet",
+        *options,
     ]
     environment = {**os.environ, "CHROME_PATH": CHROMIUM}
     for _ in range(TRIES):

@@ -1,0 +1,145 @@
+"""A passport's page in Chromium: the grower opens it, its PDF becomes a download without a
+reload, its QR code (read back with zxing-cpp) takes a phone to the passport's valid verdict,
+it prints whole without the portal's navigation, it fits a 360-pixel screen; axe-core on each
+state, and Lighthouse at least 95 in every category.
+
+The PDF's job runs in this process, as the worker would run it (tests/portal/jobs/test_worker.py
+runs jobs on a real worker)."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pypdf
+import pytest
+import zxingcpp
+from django.db import connection
+from PIL import Image
+from playwright.sync_api import BrowserContext, Page, expect
+
+from portal.jobs import running
+from portal.jobs.models import Job
+from portal.passports import pdfs
+from tests.e2e.conftest import GROWER, assert_accessible, sign_in
+from tests.e2e.test_lookup import PHONE, lighthouse, no_sideways_scroll
+from tests.portal.passports.made import made_elsewhere
+
+pytestmark = pytest.mark.browser
+
+
+def run_in_the_background() -> threading.Thread:
+    """The queued job fetching the PDF run in a thread, as a worker would run it."""
+    job = Job.objects.get(kind=pdfs.KIND, state=Job.State.QUEUED)
+
+    def run() -> None:
+        try:
+            running.run(job.pk)
+        finally:
+            connection.close()  # the thread's own
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    return worker
+
+
+def opens_the_passport(page: Page, portal_url: str, short_code: str) -> None:
+    page.goto(f"{portal_url}/passports/{short_code}/")
+    expect(page).to_have_title(f"Passport {short_code} · Assurance portal")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Crop passport")
+
+
+def test_the_grower_opens_a_passport_and_its_pdf_becomes_a_download(
+    signed_in_page: Page, portal_url: str
+):
+    page = signed_in_page
+    short_code = made_elsewhere()
+    opens_the_passport(page, portal_url, short_code)
+    expect(page.locator(".short-code")).to_contain_text(short_code.replace("-", " "))
+    expect(page.locator(".claim")).to_contain_text("✓ Valid")
+    expect(page.get_by_role("status")).to_have_text(
+        "The PDF is being prepared. It can be downloaded here as soon as it is ready."
+    )
+    assert_accessible(page)
+
+    page.evaluate("() => { window.__samePage = 'still here'; }")
+    run_in_the_background().join()
+    link = page.get_by_role("link", name="Download the PDF")
+    expect(link).to_be_visible()
+    assert page.evaluate("() => window.__samePage") == "still here", "the page was reloaded"
+    assert_accessible(page)
+    with page.expect_download() as downloaded:
+        link.click()
+    assert downloaded.value.suggested_filename == f"passport-{short_code}.pdf"
+    content = Path(downloaded.value.path()).read_bytes()
+    assert content.startswith(b"%PDF")
+    text = " ".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(content)).pages)
+    assert short_code in text
+
+
+def test_its_qr_code_takes_a_phone_to_the_valid_verdict(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    page = watched_context(**PHONE).new_page()
+    sign_in(page, portal_url, *GROWER)
+    short_code = made_elsewhere()
+    opens_the_passport(page, portal_url, short_code)
+    no_sideways_scroll(page)
+    assert_accessible(page)
+
+    address = f"{portal_url}/p/{short_code}"
+    qr = page.locator("figure.qr svg")
+    expect(qr).to_have_accessible_name(f"QR code of the passport's look-up address, {address}")
+    expect(page.locator("figure.qr figcaption")).to_contain_text(address)
+    [found] = zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot())))
+    assert found.text == address
+
+    phone = watched_context(**PHONE).new_page()  # no sign-in: a haulier's phone
+    phone.goto(found.text)
+    expect(phone).to_have_title(f"Valid: {short_code} · Assurance portal")
+    expect(phone.locator(".verdict")).to_contain_text("The assurance claim is valid now.")
+    no_sideways_scroll(phone)
+
+
+def test_it_prints_whole_without_the_portals_navigation(signed_in_page: Page, portal_url: str):
+    page = signed_in_page
+    short_code = made_elsewhere()
+    opens_the_passport(page, portal_url, short_code)
+    page.emulate_media(media="print")
+    for hidden in (".site-header", ".site-nav", ".site-footer", "#passport-pdf", "button"):
+        for element in page.locator(hidden).all():
+            expect(element).to_be_hidden()
+    for shown in (".short-code", "figure.qr svg", ".look-up-address", ".claim", ".by-hand"):
+        expect(page.locator(shown)).to_be_visible()
+    expect(page.locator(".passport-part")).to_have_count(3)
+    for part in page.locator(".passport-part").all():
+        expect(part).to_be_visible()
+
+
+def test_without_javascript_the_page_refreshes_until_the_pdf_is_ready(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    page = watched_context(java_script_enabled=False).new_page()
+    short_code = made_elsewhere()
+    sign_in(page, portal_url, *GROWER, next_path=f"/passports/{short_code}/")
+    expect(page.get_by_text("The PDF is being prepared.")).to_be_visible()
+    running.run(Job.objects.get(kind=pdfs.KIND).pk)
+    expect(page.get_by_role("link", name="Download the PDF")).to_be_visible(timeout=10_000)
+
+
+def test_lighthouse_scores_the_passports_page_at_least_95(
+    signed_in_page: Page, portal_url: str, tmp_path: Path
+):
+    short_code = made_elsewhere()
+    opens_the_passport(signed_in_page, portal_url, short_code)
+    running.run(Job.objects.get(kind=pdfs.KIND).pk)  # nothing left to poll for
+    cookies = "; ".join(f"{c['name']}={c['value']}" for c in signed_in_page.context.cookies())
+    headers = json.dumps({"Cookie": cookies})
+    url = f"{portal_url}/passports/{short_code}/"
+    scores = lighthouse(url, tmp_path, f"--extra-headers={headers}")
+    report = json.loads((tmp_path / "lighthouse.json").read_text())
+    assert report["finalDisplayedUrl"] == url  # signed in, not sent to the sign-in page
+    assert all(score >= 95 for score in scores.values()), scores
