@@ -76,13 +76,16 @@ def pdf(request: HttpRequest, code: str) -> HttpResponse:
 @require_safe
 @login_required
 def pdf_state(request: HttpRequest, code: str) -> HttpResponse:
-    """The PDF's fragment, polled by the page while its job is under way. A user has a job for
-    the passport only once its page (or its creation) found them a contact; its file is served
-    by `pdf` alone, which checks again."""
+    """The PDF's fragment, polled by the page while its job is under way: 204 (nothing to swap)
+    while it still is and the page already says so. A user has a job for the passport only once
+    its page (or its creation) found them a contact; its file is served by `pdf` alone, which
+    checks again."""
     short_code = _short_code(code)
     job = pdfs.latest(request, short_code)
     if job is None:
         raise Http404("No PDF of this passport has been asked for.")
+    if not job.has_ended and request.GET.get("shown") == "preparing":
+        return HttpResponse(status=204)
     return _pdf_fragment(request, short_code, job)
 
 

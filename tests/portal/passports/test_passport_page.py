@@ -179,7 +179,7 @@ def test_the_page_starts_the_pdf_and_says_it_is_being_prepared(grower):
     assert job.title == f"PDF of passport {short_code}"
     assert job.params == {"short_code": short_code}
     html = response.content.decode()
-    assert f'hx-get="/passports/{short_code}/pdf/state"' in html
+    assert f'hx-get="/passports/{short_code}/pdf/state?shown=preparing"' in html
     # Without JavaScript, the page refreshes itself until the PDF is ready.
     assert '<noscript><meta http-equiv="refresh" content="3"></noscript>' in html
     grower.get(f"/passports/{short_code}/")

@@ -86,14 +86,17 @@ def test_before_it_is_ready_the_pdfs_address_leads_back_to_the_page(grower):
 def test_its_state_is_polled_until_the_job_has_ended(grower):
     short_code = made_here()
     grower.get(f"/passports/{short_code}/")
-    polled = grower.get(f"/passports/{short_code}/pdf/state", headers=HTMX)
+    state = f"/passports/{short_code}/pdf/state"
+    polled = grower.get(state, headers=HTMX)
     assert polled.status_code == 200
     html = polled.content.decode()
     assert "<html" not in html
-    assert f'hx-get="/passports/{short_code}/pdf/state"' in html
+    assert f'hx-get="{state}?shown=preparing"' in html
     assert "The PDF is being prepared." in text(polled)
+    # Polled by a page that says so already: nothing to swap.
+    assert grower.get(f"{state}?shown=preparing", headers=HTMX).status_code == 204
     running.run(pdf_job().pk)
-    ended = grower.get(f"/passports/{short_code}/pdf/state", headers=HTMX)
+    ended = grower.get(f"{state}?shown=preparing", headers=HTMX)
     assert ended.status_code == HTMX_STOP_POLLING
     assert "hx-get" not in ended.content.decode()
     assert f'href="/passports/{short_code}/pdf"' in ended.content.decode()
