@@ -127,6 +127,8 @@ def _shown(value: object, date_format: str) -> str:
     if value is None:
         return ""
     if isinstance(value, datetime):
+        if value.hour == value.minute == 0:
+            date_format = DAY  # a date given without a time (as the create form sends them)
         return dateformat.format(value, date_format)  # in the value's own offset
     if isinstance(value, float):
         return f"{value:g}"
