@@ -50,7 +50,7 @@ run: install
 sandbox: install
 	@$(PY) -m scripts.sandbox --port $(SANDBOX_PORT)
 
-# Debian's Chromium and HarfBuzz subsetter, installed when missing if it may (root or sudo
+# Debian's Chromium, HarfBuzz subsetter and nginx, installed when missing if it may (root or sudo
 # without a password); otherwise it says what to install and stops.
 system-packages:
 	@scripts/install-system-packages

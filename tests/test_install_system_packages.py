@@ -1,5 +1,5 @@
 """scripts/install-system-packages, which `make test` and .ci/run call: it installs Debian's
-Chromium and HarfBuzz subsetter when missing and it may, and otherwise says what to install.
+Chromium, HarfBuzz subsetter and nginx when missing and it may, and otherwise says what to install.
 
 The machine's own dpkg-query, id, sudo and apt-get are stood in for by small scripts ahead of
 them on PATH, so that every case runs on any machine and nothing is installed."""
@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import ROOT
 
 SCRIPT = ROOT / "scripts" / "install-system-packages"
-PACKAGES = "chromium libharfbuzz-subset0"
+PACKAGES = "chromium libharfbuzz-subset0 nginx"
 NEEDED_FROM_THE_SYSTEM = ("bash", "env", "grep", "true")
 
 
@@ -81,13 +81,13 @@ def machine(tmp_path: Path) -> Machine:
 
 
 def test_with_everything_installed_it_does_nothing(machine: Machine):
-    result = machine.run(installed={"chromium", "libharfbuzz-subset0"}, uid=1000, sudo=None)
+    result = machine.run(installed=set(PACKAGES.split()), uid=1000, sudo=None)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     assert machine.apt_calls() == []
 
 
 def test_as_root_it_installs_what_is_missing(machine: Machine):
-    result = machine.run(installed={"libharfbuzz-subset0"}, uid=0, sudo=None)
+    result = machine.run(installed={"libharfbuzz-subset0", "nginx"}, uid=0, sudo=None)
     assert result.returncode == 0, result.stderr
     assert "Installing chromium from Debian's packages" in result.stdout
     update, install = machine.apt_calls()
