@@ -61,8 +61,10 @@ def choose_redis() -> tuple[str, str]:
 def environment(database: str, redis: str, sandbox_port: int) -> dict[str, str]:
     """The environment of every process `make run` starts: the sandbox, the portal and the
     worker (and of `make manage`'s commands)."""
+    on_sandbox = not os.environ.get("ASSURANCE_BASE_URL")
     return {
         **os.environ,
+        **(_sandbox_lookup_account() if on_sandbox else {}),
         "DATABASE_URL": database,
         "REDIS_URL": redis,
         "ASSURANCE_BASE_URL": os.environ.get("ASSURANCE_BASE_URL")
@@ -72,7 +74,16 @@ def environment(database: str, redis: str, sandbox_port: int) -> dict[str, str]:
         # failed to sign in; another service (ASSURANCE_BASE_URL set) decides for itself.
         "SANDBOX_TRUSTED_PROXIES": os.environ.get("SANDBOX_TRUSTED_PROXIES") or "127.0.0.1",
         "ASSURANCE_FORWARDS_CLIENT_ADDRESS": os.environ.get("ASSURANCE_FORWARDS_CLIENT_ADDRESS")
-        or ("false" if os.environ.get("ASSURANCE_BASE_URL") else "true"),
+        or ("true" if on_sandbox else "false"),
+    }
+
+
+def _sandbox_lookup_account() -> dict[str, str]:
+    """The sandbox's haulier looks passports up for visitors, on whatever port it runs."""
+    return {
+        "ASSURANCE_LOOKUP_USERNAME": os.environ.get("ASSURANCE_LOOKUP_USERNAME") or "haulier",
+        "ASSURANCE_LOOKUP_PASSWORD": os.environ.get("ASSURANCE_LOOKUP_PASSWORD")
+        or "haulier-demo-pass",
     }
 
 

@@ -29,3 +29,13 @@ def test_a_setting_of_ones_own_wins(monkeypatch):
     env = environment("sqlite:///x", "", 8001)
     assert env["ASSURANCE_FORWARDS_CLIENT_ADDRESS"] == "false"
     assert env["SANDBOX_TRUSTED_PROXIES"] == "10.0.0.1"
+
+
+def test_the_sandboxs_haulier_looks_passports_up_on_any_port(monkeypatch):
+    for name in ("ASSURANCE_BASE_URL", "ASSURANCE_LOOKUP_USERNAME", "ASSURANCE_LOOKUP_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    env = environment("sqlite:///x", "", 8101)
+    assert env["ASSURANCE_LOOKUP_USERNAME"] == "haulier"
+    assert env["ASSURANCE_LOOKUP_PASSWORD"] == "haulier-demo-pass"
+    monkeypatch.setenv("ASSURANCE_BASE_URL", "https://assurance.example.org")
+    assert "ASSURANCE_LOOKUP_USERNAME" not in environment("sqlite:///x", "", 8101)
