@@ -246,6 +246,31 @@ STORAGES = {
         "OPTIONS": {"location": PORTAL_JOB_FILES_DIR, "base_url": None},
     },
 }
+# Job files in an S3-compatible bucket (django-storages, the "s3" extra): the portal and every
+# worker, on any machine, see the same files. Credentials may also come from boto3's own
+# sources (AWS_* variables, an instance's role) when these are unset.
+PORTAL_JOB_FILES_S3_BUCKET = env_str("PORTAL_JOB_FILES_S3_BUCKET", "")
+if PORTAL_JOB_FILES_S3_BUCKET:
+    STORAGES["jobs"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": PORTAL_JOB_FILES_S3_BUCKET,
+            "endpoint_url": env_str("PORTAL_JOB_FILES_S3_ENDPOINT_URL") or None,
+            "region_name": env_str("PORTAL_JOB_FILES_S3_REGION") or None,
+            "access_key": env_str("PORTAL_JOB_FILES_S3_ACCESS_KEY_ID") or None,
+            "secret_key": env_str("PORTAL_JOB_FILES_S3_SECRET_ACCESS_KEY") or None,
+            "file_overwrite": True,  # a job run again replaces its one file
+            "querystring_auth": True,
+        },
+    }
+# Behind nginx (deploy/nginx/portal.conf.template), a job's file on this file system is sent by
+# nginx from its internal location for this prefix (X-Accel-Redirect), once the portal has
+# checked who asks, e.g. /_protected/job-files/. Empty: the portal sends files itself.
+PORTAL_PROTECTED_FILES_PREFIX = env_str("PORTAL_PROTECTED_FILES_PREFIX", "")
+if PORTAL_PROTECTED_FILES_PREFIX and not (
+    PORTAL_PROTECTED_FILES_PREFIX.startswith("/") and PORTAL_PROTECTED_FILES_PREFIX.endswith("/")
+):
+    raise ImproperlyConfigured("PORTAL_PROTECTED_FILES_PREFIX must begin and end with /.")
 
 # --- sessions, security ---------------------------------------------------------------------------
 # Sessions and users are read on every signed-in request: from the cache, the database behind it.
@@ -293,6 +318,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = env_str("STATIC_ROOT", "") or None  # for collectstatic in production
+if STATIC_ROOT:
+    # Collected files get names with a digest of their content (and .gz and .br copies), so
+    # that nginx may tell browsers to keep them for ever: a changed file has a new name.
+    STORAGES["staticfiles"] = {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 

@@ -5,10 +5,14 @@ Only a job's owner sees it or its file: anyone else gets 404.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.files.storage import FileSystemStorage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HTMX_STOP_POLLING
@@ -76,18 +80,35 @@ def _after_change(request: HttpRequest, job: Job) -> HttpResponse:
 
 @require_GET
 @login_required
-def download(request: HttpRequest, job_id: int) -> FileResponse:
+def download(request: HttpRequest, job_id: int) -> HttpResponse:
     return result_response(_get_job_for_owner(request, job_id))
 
 
-def result_response(job: Job) -> FileResponse:
+def result_response(job: Job) -> HttpResponse:
     """The file a job made, as a download; 404 while it has none (or once it has gone).
-    Whoever calls it has checked that the user may have it."""
+    Whoever calls it has checked that the user may have it.
+
+    With PORTAL_PROTECTED_FILES_PREFIX set and the files on this machine's file system, the
+    answer is empty and names the file in X-Accel-Redirect: nginx sends it from its internal
+    location for that prefix (deploy/nginx/portal.conf.template), and no portal thread is
+    held while a slow client reads it."""
     if job.state != Job.State.DONE or not job.result:
         raise Http404("This job has no file to download.")
+    prefix = settings.PORTAL_PROTECTED_FILES_PREFIX
+    if prefix and isinstance(job.result.storage, FileSystemStorage):
+        return _sent_by_proxy(job, prefix)
     try:
         opened = job.result.open("rb")
     except FileNotFoundError:
         raise Http404("This job's file has gone.") from None
     return FileResponse(opened, as_attachment=True, filename=job.result_name,
                         content_type=job.result_type or None)  # fmt: skip
+
+
+def _sent_by_proxy(job: Job, prefix: str) -> HttpResponse:
+    if not job.result.storage.exists(job.result.name):
+        raise Http404("This job's file has gone.")
+    response = HttpResponse(content_type=job.result_type or "application/octet-stream")
+    response["Content-Disposition"] = content_disposition_header(True, job.result_name)
+    response["X-Accel-Redirect"] = prefix + quote(job.result.name)
+    return response
