@@ -37,7 +37,7 @@ def look_up(request: HttpRequest) -> HttpResponse:
 @require_safe
 def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
     """The verdict on the passport with this short code, at its canonical address."""
-    short_code = codes.normalise(code)
+    short_code = codes.normalise(code.removesuffix("/"))  # a slash a reader added, too
     if short_code and short_code != code:
         return redirect("passports:verdict", short_code)
     refusal = take_a_look_up(client_address(request))

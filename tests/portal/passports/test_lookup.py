@@ -409,3 +409,8 @@ def test_the_claim_is_valid_only_with_a_valid_status_before_its_expiry(status, e
 
 def test_a_refused_passport_is_not_valid():
     assert not lookup.Verdict(DEMO, None, time.time()).is_valid
+
+
+def test_a_code_with_a_slash_after_it_goes_to_its_verdict(visitor):
+    response = visitor.get(f"/p/{DEMO.lower()}/")
+    assert response.status_code == 302 and response["Location"] == f"/p/{DEMO}"
