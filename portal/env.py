@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -46,8 +47,8 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_list(name: str) -> list[str]:
-    """A comma-separated list."""
-    return [item.strip() for item in env_str(name).split(",") if item.strip()]
+    """A comma-separated list (in NAME_FILE, commas or one item a line)."""
+    return [item.strip() for item in re.split(r"[,\n]", env_str(name)) if item.strip()]
 
 
 def env_database(name: str, default: str) -> dict:

@@ -38,7 +38,14 @@ if not SECRET_KEY and not (DEBUG or PORTAL_DEVELOPMENT):
         "use make run, or set DEBUG=true."
     )
 SECRET_KEY = SECRET_KEY or "development-only-not-secret-set-SECRET_KEY-in-production"
+# Former keys, still accepted for signatures (sessions, passwords' reset links) and, without
+# PORTAL_TOKEN_KEY, for upstream tokens in sessions: rotating SECRET_KEY signs no one out
+# (docs/operations.md). Comma-separated, or one a line in SECRET_KEY_FALLBACKS_FILE.
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or ["127.0.0.1", "localhost", "[::1]"]
+# Origins besides the portal's own host allowed to send forms (behind a proxy that rewrites
+# the Host, say): `https://portal.example.org`.
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 # Addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
 PORTAL_TRUSTED_PROXIES = env_list("PORTAL_TRUSTED_PROXIES")
 
@@ -65,6 +72,8 @@ ASSURANCE_LOOKUP_PASSWORD = env_str(
 # Upstream tokens are kept encrypted in the server-side session with this key (any string;
 # by default one derived from SECRET_KEY).
 PORTAL_TOKEN_KEY = env_str("PORTAL_TOKEN_KEY", "")
+# Former token keys, still read (encryption always uses PORTAL_TOKEN_KEY); comma-separated.
+PORTAL_TOKEN_KEY_FALLBACKS = env_list("PORTAL_TOKEN_KEY_FALLBACKS")
 PORTAL_SESSION_IDLE_SECONDS = env_int("PORTAL_SESSION_IDLE_SECONDS", 60 * 60)
 # The service's lockout: failed logins in a row from one address that lock it, and for how
 # long (SANDBOX_LOCKOUT_FAILURES and _SECONDS on the sandbox). The limits below follow them.
@@ -127,6 +136,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "portal.logs.RequestLogMiddleware",  # first: every request logged, with its id
     "django.middleware.security.SecurityMiddleware",
     "portal.headers.HeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -231,6 +241,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # Redis restarting: jobs go on
+# Each worker writes a heartbeat to the cache every third of this; /readyz counts the workers
+# down when none has written for this long.
+PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
 CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": 5 * 60},
 }
@@ -325,19 +338,39 @@ if STATIC_ROOT:
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
+# --- logs (portal/logs.py) ------------------------------------------------------------------------
+# To standard output: one JSON object a line in production, plain lines in development.
+PORTAL_LOG_FORMAT = env_str(
+    "PORTAL_LOG_FORMAT", "text" if DEBUG or PORTAL_DEVELOPMENT else "json"
+).lower()
+if PORTAL_LOG_FORMAT not in ("json", "text"):
+    raise ImproperlyConfigured(f"PORTAL_LOG_FORMAT must be json or text, not {PORTAL_LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "formatters": {
+        "json": {"()": "portal.logs.JsonFormatter"},
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
     # The loggers that write request paths never write a passport's whole short code.
     "filters": {
         "short_codes": {"()": "portal.passports.logs.MaskShortCodes"},
         "no_look_ups": {"()": "portal.passports.logs.LeaveOutLookUps"},
+        "request_id": {"()": "portal.logs.WithRequestId"},
+        "no_readiness": {"()": "portal.logs.LeaveOutReadiness"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": PORTAL_LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "portal": {"level": env_str("PORTAL_LOG_LEVEL", "INFO")},
-        "django.request": {"filters": ["no_look_ups", "short_codes"]},
+        "django.request": {"filters": ["no_look_ups", "no_readiness", "short_codes"]},
         "urllib3.connectionpool": {"filters": ["short_codes"]},
     },
 }

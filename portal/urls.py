@@ -1,12 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from portal import errors, views
+from portal import errors, health, views
 from portal.accounts.views import admin_sign_in
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.health, name="health"),
+    path("readyz", health.ready, name="ready"),
     path("memberships/", views.memberships, name="memberships"),
     path("accounts/", include("portal.accounts.urls")),
     path("standards/", include("portal.standards.urls")),

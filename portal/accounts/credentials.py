@@ -1,7 +1,9 @@
 """The upstream token of a signed-in user, kept encrypted in their server-side session.
 
 Never in a cookie, a page, a URL or a log: the session row holds only ciphertext, and the key
-comes from the settings (PORTAL_TOKEN_KEY, or one derived from SECRET_KEY).
+comes from the settings (PORTAL_TOKEN_KEY, or one derived from SECRET_KEY). Tokens are encrypted
+with that key and read with it or any of its fallbacks (PORTAL_TOKEN_KEY_FALLBACKS, or those
+derived from SECRET_KEY_FALLBACKS), so that a key can be changed without signing anyone out.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import hashlib
 from datetime import datetime
 from functools import cache
 
-from cryptography.fernet import Fernet, InvalidToken
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
 from django.utils import timezone
@@ -28,8 +30,18 @@ def _fernet(secret: str) -> Fernet:
     return Fernet(base64.urlsafe_b64encode(digest))
 
 
-def _cipher() -> Fernet:
-    return _fernet(settings.PORTAL_TOKEN_KEY or settings.SECRET_KEY)
+@cache
+def _multi_fernet(secrets: tuple[str, ...]) -> MultiFernet:
+    return MultiFernet([_fernet(secret) for secret in secrets])
+
+
+def _cipher() -> MultiFernet:
+    """Encrypts with the current key; decrypts with it or any of its fallbacks."""
+    if settings.PORTAL_TOKEN_KEY:
+        keys = [settings.PORTAL_TOKEN_KEY, *settings.PORTAL_TOKEN_KEY_FALLBACKS]
+    else:
+        keys = [settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS]
+    return _multi_fernet(tuple(dict.fromkeys(keys)))
 
 
 def encrypt(token: str) -> str:

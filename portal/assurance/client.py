@@ -320,6 +320,38 @@ class AssuranceClient:
             "passport_pdf", "GET", _passport_path(short_code), credentials=credentials, accept=PDF
         )
 
+    # --- health ---------------------------------------------------------------------------------
+
+    def answers(self, timeout: float) -> int:
+        """The HTTP status of one GET of the schemes' list without credentials (401 from a
+        service that answers), within `timeout` seconds: for health checks, which need only know
+        that the service answers. No retry, no call report, no outage remembered; raises
+        Unavailable when the service does not answer."""
+        deadline = time.perf_counter() + timeout
+        armed = _call_deadline.set(deadline)
+        failure: AssuranceError | None = None
+        try:
+            response = self._http.get(
+                urljoin(self.base_url, "v1/standards.eb"),
+                headers={"Accept": self.fmt.media_type},
+                timeout=(min(self.timeout[0], timeout), timeout),
+                stream=True,
+                allow_redirects=False,
+            )
+        except requests.RequestException as error:
+            late = isinstance(error, requests.Timeout) or time.perf_counter() >= deadline
+            failure = Unavailable(
+                "The Assurance service did not answer in time."
+                if late
+                else "The Assurance service cannot be reached."
+            )
+        finally:
+            _call_deadline.reset(armed)
+        if failure is not None:  # raised here, so no exception (nor its request) is chained
+            raise failure
+        with response:
+            return response.status_code
+
     # --- the exchange -----------------------------------------------------------------------------
 
     def _call(

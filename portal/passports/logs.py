@@ -3,12 +3,14 @@ loggers write request paths, and a passport's path holds its whole short code: u
 (`/v1/passports/<code>.eb`, the service's), whose records are rewritten with the code masked,
 and Django's request log, which names the path of every 4xx and 5xx answer and carries the
 request itself: it keeps nothing of the look-up's pages, whose unknown codes and refusals are
-expected (a service that cannot be reached is logged by the client's own call log)."""
+expected (a service that cannot be reached is logged by the client's own call log). The
+portal's own record of each request (portal/logs.py) writes its path through `masked_path`."""
 
 from __future__ import annotations
 
 import logging
 import re
+from functools import cache
 
 from django.urls import reverse
 
@@ -34,3 +36,17 @@ class LeaveOutLookUps(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         request = getattr(record, "request", None)
         return not getattr(request, "path", "").startswith(reverse("passports:lookup"))
+
+
+def masked_path(path: str) -> str:
+    """A request's path as it may be logged: a passport's short code masked, and nothing of
+    what follows the look-up's own address (`/p/…`), where a code may be anyone's guess."""
+    lookup = _lookup_path()
+    if path.startswith(lookup) and len(path) > len(lookup):
+        return f"{lookup}…"
+    return _CODE_IN_PATH.sub(lambda m: m.group(1) + masked(m.group(2)), path)
+
+
+@cache
+def _lookup_path() -> str:
+    return reverse("passports:lookup")

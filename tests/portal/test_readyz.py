@@ -1,0 +1,160 @@
+"""/readyz: the database, Redis (the cache and the broker), a worker alive and the Assurance
+service, each named; 503 naming what is down, and never a secret. The real worker's heartbeat:
+tests/portal/jobs/test_heartbeat.py."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.db import connections
+from django.test import Client
+from pytest_httpserver import HTTPServer
+
+from portal import health, service
+from portal.jobs import heartbeat
+from scripts.servers import free_port
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "a-secret-password"
+CHECKS = {"database", "redis", "workers", "upstream"}
+
+
+def ready(client: Client) -> tuple[int, dict]:
+    response = client.get("/readyz")
+    assert response["Content-Type"] == "application/json"
+    assert "no-store" in response["Cache-Control"]
+    assert SECRET not in response.content.decode()
+    return response.status_code, response.json()
+
+
+def down(answer: dict) -> set[str]:
+    return {name for name, check in answer["checks"].items() if not check["ok"]}
+
+
+@pytest.fixture
+def worker_alive(settings) -> None:
+    """A heartbeat as a worker writes it."""
+    heartbeat.beat("celery@test")
+
+
+@pytest.fixture
+def upstream_at(settings) -> Iterator:
+    """Points the portal's client at a URL."""
+
+    def point(url: str) -> None:
+        settings.ASSURANCE_BASE_URL = url
+        service.client.cache_clear()
+
+    yield point
+    service.client.cache_clear()
+
+
+def test_it_answers_ok_when_every_part_is_up(client, upstream_sandbox, worker_alive):
+    status, answer = ready(client)
+    assert status == 200, answer
+    assert answer["status"] == "ok"
+    assert set(answer["checks"]) == CHECKS
+    for check in answer["checks"].values():
+        assert check["ok"] is True
+        assert check["ms"] >= 0
+    assert answer["checks"]["upstream"]["status"] == 401  # asked without credentials
+    assert answer["checks"]["workers"]["heartbeat_age_s"] < 5
+
+
+def test_a_database_out_of_reach_is_named(client, upstream_sandbox, worker_alive, monkeypatch):
+    closed = {"ENGINE": "django.db.backends.postgresql", "HOST": "127.0.0.1",
+              "PORT": str(free_port()), "NAME": "portal", "USER": "portal", "PASSWORD": SECRET,
+              "OPTIONS": {"connect_timeout": 2}}  # fmt: skip
+    # The check opens a connection of its own thread's, with these settings.
+    monkeypatch.setitem(connections.settings, "default", {**connections["default"].settings_dict,
+                                                         **closed})  # fmt: skip
+    status, answer = ready(client)
+    assert status == 503
+    assert answer["status"] == "down"
+    assert down(answer) == {"database"}
+    assert answer["checks"]["database"]["error"]
+
+
+def test_redis_out_of_reach_is_named(client, upstream_sandbox, worker_alive, settings):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": f"redis://:{SECRET}@127.0.0.1:{free_port()}/0",
+            "KEY_PREFIX": "portal.test",
+        }
+    }
+    status, answer = ready(client)
+    assert status == 503
+    # The workers' heartbeats are in the cache too: they cannot be told either.
+    assert down(answer) == {"redis", "workers"}
+    assert answer["checks"]["redis"]["error"].startswith("cache: ")
+
+
+def test_a_broker_out_of_reach_is_named(client, upstream_sandbox, worker_alive, settings):
+    settings.CELERY_BROKER_URL = f"redis://:{SECRET}@127.0.0.1:{free_port()}/0"
+    status, answer = ready(client)
+    assert status == 503
+    assert down(answer) == {"redis"}
+    assert answer["checks"]["redis"]["error"].startswith("broker: ")
+
+
+def test_no_worker_heartbeat_is_named(client, upstream_sandbox, settings):
+    status, answer = ready(client)
+    assert status == 503
+    assert down(answer) == {"workers"}
+    error = answer["checks"]["workers"]["error"]
+    assert error == "no worker has written a heartbeat in the last 30 s"
+
+
+def test_a_heartbeat_older_than_the_limit_is_no_worker(client, upstream_sandbox, settings):
+    heartbeat.beat("celery@test")
+    settings.PORTAL_WORKER_HEARTBEAT_SECONDS = 1
+    time.sleep(1.2)
+    _, answer = ready(client)
+    assert down(answer) == {"workers"}
+
+
+def test_the_service_out_of_reach_is_named(client, worker_alive, upstream_at):
+    upstream_at(f"http://portal:{SECRET}@127.0.0.1:{free_port()}")
+    status, answer = ready(client)
+    assert status == 503
+    assert down(answer) == {"upstream"}
+    assert answer["checks"]["upstream"]["error"] == "The Assurance service cannot be reached."
+
+
+def test_any_answer_of_the_service_is_up_but_a_5xx(client, worker_alive, upstream_at, httpserver):
+    upstream_at(httpserver.url_for("/"))
+    httpserver.expect_oneshot_request("/v1/standards.eb").respond_with_data("", status=503)
+    _, answer = ready(client)
+    assert answer["checks"]["upstream"] == {"ok": False, "error": "the service answered 503"}
+
+
+def test_the_services_answer_is_kept_a_few_seconds_for_everyone(
+    client: Client, worker_alive, upstream_at, httpserver: HTTPServer
+):
+    upstream_at(httpserver.url_for("/"))
+    httpserver.expect_request("/v1/standards.eb").respond_with_data("", status=401)
+    for _ in range(5):
+        status, answer = ready(client)
+        assert status == 200, answer
+    assert len(httpserver.log) == 1
+    assert all("Authorization" not in request.headers for request, _ in httpserver.log)
+
+
+def test_a_check_that_hangs_is_down_in_time(client, upstream_sandbox, worker_alive, monkeypatch):
+    monkeypatch.setattr(health, "READY_SECONDS", 0.3)
+    monkeypatch.setattr(health, "upstream", lambda: time.sleep(2))
+    started = time.monotonic()
+    status, answer = ready(client)
+    assert time.monotonic() - started < 1.5
+    assert status == 503
+    assert answer["checks"]["upstream"] == {"ok": False, "error": "no answer within 0.3 s"}
+    assert down(answer) == {"upstream"}
+
+
+def test_healthz_needs_none_of_them(client, settings, upstream_at):
+    upstream_at(f"http://127.0.0.1:{free_port()}")
+    assert client.get("/healthz").content == b"ok\n"
