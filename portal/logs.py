@@ -127,20 +127,21 @@ def _log(request: HttpRequest, status: int, seconds: float) -> None:
     if len(path) > _LONGEST_PATH:
         path = path[:_LONGEST_PATH] + "…"
     probe = request.path in PROBE_PATHS and status < 400
+    ms = round(seconds * 1000, 1)
     access_log.log(
         logging.DEBUG if probe else logging.INFO,
         "%s %s %s %.0f ms",
         request.method,
         path,
         status,
-        seconds * 1000,
+        ms,
         extra={
             "request_id": request.request_id,  # type: ignore[attr-defined]
             "user_id": _user_id(request),
             "method": request.method,
             "path": path,
             "status": status,
-            "duration_ms": round(seconds * 1000, 1),
+            "duration_ms": ms,
         },
     )
 
