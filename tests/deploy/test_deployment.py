@@ -1,0 +1,310 @@
+"""The portal deployed as deploy/ describes, on this machine (tests/deploy/deployment.py): two
+portal processes behind Debian's nginx with a self-signed certificate, two Celery workers and
+beat, against the sandbox, with a PostgreSQL database and a Redis of its own.
+
+deploy/smoke passes through nginx, and again with one portal process and one worker stopped
+while other requests go on, none of them failing; a slow body sent on many connections holds
+up no other request; /readyz names what is down when the service, the workers, Redis and the
+database are each taken away in turn.
+
+Run alone with `pytest -m deploy` (about a minute and a half)."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+import requests
+
+from scripts import servers
+from tests.deploy.deployment import (
+    HEARTBEAT_SECONDS,
+    PASSPORT,
+    Deployment,
+    nginx_missing_reason,
+    postgres_url,
+    start_deployment,
+    tail,
+    tls_context,
+    wait_for,
+)
+from tests.services import answers
+
+pytestmark = [pytest.mark.deploy, pytest.mark.slow]
+
+SLOW_CONNECTIONS = 30
+QUICK_SECONDS = 2.0
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    url = postgres_url()
+    if url is None:
+        pytest.skip("the deployment needs PostgreSQL: set DATABASE_URL to it, as CI does")
+    if not answers(url, 5432):
+        pytest.skip(f"PostgreSQL does not answer at DATABASE_URL's address ({url.split('@')[-1]})")
+    if shutil.which("redis-server") is None:
+        pytest.skip("the deployment needs redis-server, to start a Redis of its own")
+    reason = nginx_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    started = start_deployment(tmp_path_factory.mktemp("deployment"))
+    yield started
+    started.stop()
+
+
+def logs(deployment: Deployment) -> str:
+    """The end of every log of the deployment, for a failure's message."""
+    folder = deployment.folder
+    paths = [*sorted(folder.glob("*.log")), folder / "sandbox" / "sandbox.log",
+             folder / "nginx" / "error.log"]  # fmt: skip
+    return "".join(f"\n--- {path.name}\n{tail(path, 2500)}" for path in paths if path.exists())
+
+
+def passed(deployment: Deployment, result) -> bool:
+    assert result.returncode == 0, (
+        f"deploy/smoke failed:\n{result.stdout}\n{result.stderr}{logs(deployment)}"
+    )
+    return True
+
+
+# --- deploy/smoke, and a process of each kind stopped -------------------------------------------
+
+
+def test_smoke_passes_through_nginx(deployment: Deployment):
+    result = deployment.smoke()
+    assert passed(deployment, result)
+    assert "✗" not in result.stdout
+    assert "a job runs to its end and its file downloads: job" in result.stdout
+    assert "made earlier" not in result.stdout
+
+
+def test_job_files_are_sent_by_nginx_once_the_portal_has_checked_the_owner(
+    deployment: Deployment,
+):
+    """The download answered by nginx's internal location (its own headers), and that location
+    out of reach from outside."""
+    access_log = (deployment.folder / "nginx" / "access.log").read_text()
+    assert '"/jobs/' in access_log and '/download/","protocol"' in access_log
+    outside = deployment.session().get(f"{deployment.url}/_protected/job-files/", timeout=10)
+    assert outside.status_code == 404
+
+
+@dataclass
+class Traffic:
+    """GETs of pages and look-ups through nginx, one after another (well under nginx's rate
+    limit for an address), from a thread, until stopped; every answer recorded."""
+
+    deployment: Deployment
+    paths: tuple[str, ...] = ("/healthz", "/accounts/sign-in/", "/p/", f"/p/{PASSPORT}",
+                              "/standards/", "/static/css/portal.css")  # fmt: skip
+    answers: list[tuple[str, int | str, float]] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        assert self._thread is not None
+        self._thread.join(30)
+
+    def _run(self) -> None:
+        session = self.deployment.session()
+        n = 0
+        while not self._stop.is_set():
+            path = self.paths[n % len(self.paths)]
+            n += 1
+            started = time.monotonic()
+            try:
+                status: int | str = session.get(
+                    f"{self.deployment.url}{path}", timeout=30
+                ).status_code
+            except requests.RequestException as error:
+                status = f"{type(error).__name__}: {error}"
+            self.answers.append((path, status, time.monotonic() - started))
+            self._stop.wait(0.08)
+
+    @property
+    def failed(self) -> list[tuple[str, int | str, float]]:
+        return [a for a in self.answers if not isinstance(a[1], int) or a[1] >= 500]
+
+
+def test_a_portal_process_and_a_worker_stopped_lose_no_request(deployment: Deployment):
+    traffic = Traffic(deployment)
+    traffic.start()
+    try:
+        time.sleep(1)
+        stopped_portal, stopped_worker = deployment.portals[0], deployment.workers[0]
+        stopped_portal.stop()
+        stopped_worker.stop()
+        assert not stopped_portal.running and not stopped_worker.running
+        result = deployment.smoke()
+        time.sleep(1)
+    finally:
+        traffic.stop()
+    assert passed(deployment, result)
+    assert "made earlier" not in result.stdout  # a job ran, on the worker left
+    assert len(traffic.answers) > 20
+    assert traffic.failed == [], f"{traffic.failed}{logs(deployment)}"
+    assert {status for _, status, _ in traffic.answers} <= {200}, traffic.answers
+
+    stopped_portal.start()  # back for the tests that follow
+    stopped_worker.start()
+    deployment.wait_for_portal(stopped_portal, deployment.portal_ports[0])
+
+
+# --- slow bodies ----------------------------------------------------------------------------------
+
+
+@dataclass
+class SlowBodies:
+    """Connections through nginx that each send a POST's head with a Content-Length, and then
+    its body one byte a second."""
+
+    port: int
+    count: int
+    sockets: list[socket.socket] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> None:
+        context = tls_context()
+        head = (f"POST / HTTP/1.1\r\nHost: localhost:{self.port}\r\n"
+                "Content-Type: application/x-www-form-urlencoded\r\n"
+                "Content-Length: 100000\r\n\r\n").encode()  # fmt: skip
+        for _ in range(self.count):
+            raw = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+            connection = context.wrap_socket(raw, server_hostname="localhost")
+            connection.sendall(head)
+            self.sockets.append(connection)
+        threading.Thread(target=self._drip, daemon=True).start()
+
+    def _drip(self) -> None:
+        while not self._stop.wait(1):
+            for connection in self.sockets:
+                with contextlib.suppress(OSError):
+                    connection.sendall(b"a")
+
+    def still_open(self) -> int:
+        """How many connections nginx still holds, neither answered nor closed."""
+        held = 0
+        for connection in self.sockets:
+            connection.setblocking(False)
+            try:
+                connection.recv(1)  # an answer, or the end: nginx is done with it
+            except (ssl.SSLWantReadError, BlockingIOError):
+                held += 1
+            except OSError:
+                pass
+        return held
+
+    def stop(self) -> None:
+        self._stop.set()
+        for connection in self.sockets:
+            with contextlib.suppress(OSError):
+                connection.close()
+
+
+def test_slow_bodies_through_nginx_hold_up_no_other_request(deployment: Deployment):
+    attack = SlowBodies(deployment.https_port, SLOW_CONNECTIONS)
+    attack.start()
+    try:
+        time.sleep(3)  # every connection has its head sent and some of its body
+        session = deployment.session()
+        timings = []
+        for path in ("/healthz", "/accounts/sign-in/", "/p/", f"/p/{PASSPORT}", "/standards/") * 2:
+            started = time.monotonic()
+            response = session.get(f"{deployment.url}{path}", timeout=10)
+            timings.append((path, response.status_code, time.monotonic() - started))
+        held = attack.still_open()
+    finally:
+        attack.stop()
+    assert held == SLOW_CONNECTIONS, "nginx gave up on the slow connections: not an attack"
+    assert [status for _, status, _ in timings] == [200] * 10, timings
+    assert max(seconds for _, _, seconds in timings) < QUICK_SECONDS, timings
+
+
+# --- /readyz --------------------------------------------------------------------------------------
+
+
+def names_down(deployment: Deployment, expected: set[str], seconds: float = 30) -> set[str]:
+    """What /readyz names as down, once it names at least `expected`."""
+    found: set[str] = set()
+
+    def named() -> bool:
+        found.clear()
+        found.update(deployment.down())
+        return expected <= found
+
+    try:
+        wait_for(named, f"/readyz to name {sorted(expected)} as down", seconds)
+    except AssertionError as error:
+        raise AssertionError(f"{error}; it named {sorted(found)}{logs(deployment)}") from None
+    return found
+
+
+def test_readyz_answers_200_with_every_check_named(deployment: Deployment):
+    deployment.wait_until_ready()
+    status, checks = deployment.ready()
+    assert status == 200
+    assert set(checks) == {"database", "redis", "workers", "upstream"}
+
+
+def test_readyz_names_the_service_when_it_is_stopped(deployment: Deployment):
+    deployment.wait_until_ready()
+    sandbox = deployment.sandbox
+    assert sandbox is not None
+    sandbox.stop()
+    try:
+        assert names_down(deployment, {"upstream"}) == {"upstream"}
+    finally:
+        deployment.sandbox = servers.start_sandbox(
+            deployment.folder / "sandbox", port=sandbox.port, env=deployment.sandbox_env
+        )
+    deployment.wait_until_ready()
+
+
+def test_readyz_names_the_workers_when_they_are_stopped(deployment: Deployment):
+    deployment.wait_until_ready()
+    for worker in deployment.workers:
+        worker.stop()
+    try:
+        assert names_down(deployment, {"workers"}, HEARTBEAT_SECONDS + 30) == {"workers"}
+    finally:
+        for worker in deployment.workers:
+            worker.start()
+    deployment.wait_until_ready()
+
+
+def test_readyz_names_redis_when_it_is_stopped(deployment: Deployment):
+    deployment.wait_until_ready()
+    deployment.redis.stop()
+    try:
+        # The workers' heartbeats are in Redis too: they cannot be read either.
+        assert names_down(deployment, {"redis"}) <= {"redis", "workers"}
+    finally:
+        deployment.redis.start()
+    deployment.wait_until_ready()
+
+
+def test_readyz_names_the_database_when_it_is_out_of_reach(deployment: Deployment):
+    deployment.wait_until_ready()
+    deployment.forwarder.stop()  # the portal's way to PostgreSQL, cut
+    try:
+        assert names_down(deployment, {"database"}) == {"database"}
+    finally:
+        deployment.forwarder.start()
+    deployment.wait_until_ready()
+
+
+def test_it_is_all_still_working_after_all_that(deployment: Deployment):
+    assert passed(deployment, deployment.smoke(username="lapsed", password="lapsed-demo-pass"))
