@@ -1,0 +1,111 @@
+"""A real Celery worker's heartbeat, as /readyz sees it: its `workers` check ok while the worker
+runs, down once it has stopped for PORTAL_WORKER_HEARTBEAT_SECONDS; and the worker's records, in
+JSON lines, carry the id of the request that started a job. The worker and its Redis as in
+test_worker.py (PostgreSQL and redis-server needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from portal import logs
+from portal.env import database_label
+from portal.jobs.models import Job
+from tests.portal.jobs.test_worker import (
+    Redis,
+    Worker,
+    _test_database_url,
+    pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
+    redis_server,  # noqa: F401 (a fixture)
+    start,
+    state_of,
+    wait_for,
+)
+
+LIMIT = 3  # seconds: the heartbeat's freshness, shortened
+
+
+@pytest.fixture
+def shared_cache(settings, redis_server: Redis) -> None:  # noqa: F811
+    """This process's cache is the worker's: its Redis, under the test database's key prefix,
+    compressed as the settings have it."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": redis_server.url,
+            "KEY_PREFIX": f"portal.{database_label(settings.DATABASES['default'])}",
+            "OPTIONS": {"COMPRESSOR": "django_redis.compressors.lz4.Lz4Compressor"},
+        }
+    }
+    settings.CELERY_BROKER_URL = redis_server.url
+    settings.PORTAL_WORKER_HEARTBEAT_SECONDS = LIMIT
+
+
+@pytest.fixture
+def worker(shared_cache, redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:  # noqa: F811
+    """A worker logging JSON lines, with the shortened heartbeat."""
+    environment = {
+        **os.environ,
+        "DATABASE_URL": _test_database_url(),
+        "REDIS_URL": redis_server.url,
+        "ASSURANCE_BASE_URL": upstream_sandbox.url,
+        "PORTAL_JOB_FILES_DIR": str(job_files),
+        "PORTAL_WORKER_HEARTBEAT_SECONDS": str(LIMIT),
+        "PORTAL_LOG_FORMAT": "json",
+        "PORTAL_DEVELOPMENT": "true",
+    }
+    running = Worker(environment, tmp_path / "worker.log")
+    running.start()
+    yield running
+    running.stop()
+
+
+def workers_check(client: Client) -> dict:
+    return client.get("/readyz").json()["checks"]["workers"]
+
+
+def test_readyz_sees_the_worker_alive_and_then_gone(client: Client, worker: Worker):
+    wait_for(lambda: workers_check(client)["ok"], "the worker's heartbeat", seconds=30)
+    assert workers_check(client)["heartbeat_age_s"] <= LIMIT
+    worker.stop()
+    stopped = time.monotonic()
+    wait_for(lambda: not workers_check(client)["ok"], "the heartbeat to go stale", seconds=30)
+    assert time.monotonic() - stopped <= LIMIT + 1
+    assert workers_check(client)["error"] == (
+        f"no worker has written a heartbeat in the last {LIMIT} s"
+    )
+
+
+def test_a_worker_alive_keeps_readyz_ok_beyond_the_limit(client: Client, worker: Worker):
+    wait_for(lambda: workers_check(client)["ok"], "the worker's heartbeat", seconds=30)
+    deadline = time.monotonic() + 2 * LIMIT
+    while time.monotonic() < deadline:
+        assert workers_check(client)["ok"]
+        time.sleep(0.25)
+
+
+def test_a_jobs_records_carry_the_id_of_the_request_that_started_it(grower, worker: Worker):
+    reset = logs.request_id.set("4bf92f3577b34da6a3ce929d0e0e4736")
+    try:
+        job = start(grower, pause=0)
+    finally:
+        logs.request_id.reset(reset)
+    wait_for(lambda: state_of(job).state == Job.State.DONE, "the job to be done")
+    entries = _json_lines(worker.log)
+    calls = [e for e in entries if e["logger"] == "portal.assurance"]
+    assert calls, "the job's calls to the service are logged"
+    for entry in calls:
+        assert entry["request_id"] == "4bf92f3577b34da6a3ce929d0e0e4736"
+        assert entry["task_name"] == "portal.jobs.tasks.run_job"
+    assert any(" ready." in e["message"] for e in entries)  # Celery's own records too
+
+
+def _json_lines(log: Path) -> list[dict]:
+    """The log's JSON lines (Celery prints its banner as text before logging starts)."""
+    return [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
