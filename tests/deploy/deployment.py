@@ -78,6 +78,7 @@ class Process:
     command: list[str]
     env: Mapping[str, str]
     log: Path
+    stop_seconds: float = 20
     process: subprocess.Popen | None = None
 
     def start(self) -> None:
@@ -96,10 +97,10 @@ class Process:
             code = self.process.returncode if self.process else None
             raise AssertionError(f"{self.name} stopped (status {code}); its log:\n{tail(self.log)}")
 
-    def stop(self, seconds: float = 20) -> None:
-        """SIGTERM, as systemd stops a unit; SIGKILL if it has not stopped after `seconds`."""
+    def stop(self) -> None:
+        """SIGTERM, as systemd stops a unit; SIGKILL if it has not stopped in time."""
         if self.process is not None:
-            servers.stop(self.process, seconds)
+            servers.stop(self.process, self.stop_seconds)
 
 
 @dataclass
@@ -387,6 +388,7 @@ class Deployment:
             "PORTAL_LOOKUPS_PER_MINUTE": "100000",
             "PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE": "100000",
             "PORTAL_WORKERS": "2",
+            "PORTAL_WORKER_CONCURRENCY": "2",
             "PORTAL_JOB_TIME_LIMIT": "60",
             "PORTAL_JOB_VISIBILITY_TIMEOUT": "90",
         }
@@ -414,12 +416,14 @@ class Deployment:
             raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stderr[-4000:]}")
 
     def portal(self, n: int, port: int) -> Process:
-        """A portal process as deploy/systemd runs it: gunicorn with deploy/gunicorn.conf.py,
-        bound to PORTAL_BIND."""
+        """A portal process as deploy/systemd/portal@.service runs it: gunicorn with
+        deploy/gunicorn.conf.py, bound to PORTAL_BIND."""
         command = [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONFIG),
                    "portal.wsgi:application"]  # fmt: skip
         env = {**self.env, "PORTAL_BIND": f"{LOOPBACK}:{port}"}
-        return Process(f"portal {n}", command, env, self.folder / f"portal-{n}.log")
+        return Process(
+            f"portal {n}", command, env, self.folder / f"portal-{n}.log", stop_seconds=45
+        )  # as the unit's TimeoutStopSec
 
     def wait_for_portal(self, portal: Process, port: int) -> None:
         """Until the process answers /healthz as behind nginx (over HTTPS, by its headers)."""
@@ -437,16 +441,17 @@ class Deployment:
         wait_for(answers, f"{portal.name} to answer on {port}")
 
     def worker(self, n: int) -> Process:
-        """A Celery worker as deploy/systemd runs it."""
+        """A Celery worker as deploy/systemd/portal-worker@.service runs it."""
         command = [sys.executable, "-m", "celery", "-A", "portal.celery", "worker",
-                   "--loglevel", "info", "--concurrency", "2",
-                   "--hostname", f"worker{n}@%h"]  # fmt: skip
+                   "--hostname", f"worker-{n}@%h", "--loglevel", "INFO",
+                   "--concurrency", self.env["PORTAL_WORKER_CONCURRENCY"]]  # fmt: skip
         return Process(f"worker {n}", command, self.env, self.folder / f"worker-{n}.log")
 
     def scheduler(self) -> Process:
-        """Celery beat, once for the whole deployment, as deploy/systemd runs it."""
+        """Celery beat, once for the whole deployment, as
+        deploy/systemd/portal-scheduler.service runs it."""
         command = [sys.executable, "-m", "celery", "-A", "portal.celery", "beat",
-                   "--loglevel", "info",
+                   "--loglevel", "INFO",
                    "--schedule", str(self.folder / "celerybeat-schedule")]  # fmt: skip
         return Process("beat", command, self.env, self.folder / "beat.log")
 

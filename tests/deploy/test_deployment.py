@@ -37,7 +37,11 @@ from tests.deploy.deployment import (
 )
 from tests.services import answers
 
-pytestmark = [pytest.mark.deploy, pytest.mark.slow]
+pytestmark = [
+    pytest.mark.deploy,
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning"),
+]
 
 SLOW_CONNECTIONS = 30
 QUICK_SECONDS = 2.0
@@ -173,17 +177,20 @@ class SlowBodies:
 
     port: int
     count: int
+    tls: bool = True  # to nginx; else straight to a portal process, as nginx would send it
     sockets: list[socket.socket] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> None:
         context = tls_context()
-        head = (f"POST / HTTP/1.1\r\nHost: localhost:{self.port}\r\n"
+        proxied = "" if self.tls else "X-Forwarded-Proto: https\r\n"
+        head = (f"POST / HTTP/1.1\r\nHost: localhost:{self.port}\r\n{proxied}"
                 "Content-Type: application/x-www-form-urlencoded\r\n"
                 "Content-Length: 100000\r\n\r\n").encode()  # fmt: skip
         for _ in range(self.count):
-            raw = socket.create_connection(("127.0.0.1", self.port), timeout=10)
-            connection = context.wrap_socket(raw, server_hostname="localhost")
+            connection = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+            if self.tls:
+                connection = context.wrap_socket(connection, server_hostname="localhost")
             connection.sendall(head)
             self.sockets.append(connection)
         threading.Thread(target=self._drip, daemon=True).start()
@@ -214,23 +221,49 @@ class SlowBodies:
                 connection.close()
 
 
+def quick_gets(url: str, session: requests.Session) -> list[tuple]:
+    """Ten GETs of pages, one after another: each path, its status and its seconds."""
+    timings = []
+    for path in ("/healthz", "/accounts/sign-in/", "/p/", f"/p/{PASSPORT}", "/standards/") * 2:
+        started = time.monotonic()
+        try:
+            status = session.get(f"{url}{path}", timeout=QUICK_SECONDS * 2).status_code
+        except requests.RequestException as error:
+            status = type(error).__name__
+        timings.append((path, status, round(time.monotonic() - started, 2)))
+    return timings
+
+
 def test_slow_bodies_through_nginx_hold_up_no_other_request(deployment: Deployment):
     attack = SlowBodies(deployment.https_port, SLOW_CONNECTIONS)
     attack.start()
     try:
         time.sleep(3)  # every connection has its head sent and some of its body
-        session = deployment.session()
-        timings = []
-        for path in ("/healthz", "/accounts/sign-in/", "/p/", f"/p/{PASSPORT}", "/standards/") * 2:
-            started = time.monotonic()
-            response = session.get(f"{deployment.url}{path}", timeout=10)
-            timings.append((path, response.status_code, time.monotonic() - started))
+        timings = quick_gets(deployment.url, deployment.session())
         held = attack.still_open()
     finally:
         attack.stop()
     assert held == SLOW_CONNECTIONS, "nginx gave up on the slow connections: not an attack"
     assert [status for _, status, _ in timings] == [200] * 10, timings
     assert max(seconds for _, _, seconds in timings) < QUICK_SECONDS, timings
+
+
+def test_the_same_slow_bodies_sent_to_a_portal_process_itself_hold_it_up(deployment: Deployment):
+    """What nginx is there for: without it, the same attack takes every thread of a portal
+    process (PORTAL_WORKERS x PORTAL_THREADS, 2 x 4 here), and a GET waits."""
+    port = deployment.portal_ports[1]
+    attack = SlowBodies(port, SLOW_CONNECTIONS, tls=False)
+    attack.start()
+    try:
+        time.sleep(3)
+        started = time.monotonic()
+        with pytest.raises(requests.Timeout):
+            deployment.session().get(f"http://127.0.0.1:{port}/healthz", timeout=QUICK_SECONDS,
+                                     headers={"X-Forwarded-Proto": "https"})  # fmt: skip
+        assert time.monotonic() - started >= QUICK_SECONDS
+    finally:
+        attack.stop()
+    deployment.wait_for_portal(deployment.portals[1], port)  # its threads free again
 
 
 # --- /readyz --------------------------------------------------------------------------------------
