@@ -27,7 +27,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib.machinery import SourceFileLoader
 from pathlib import Path
+from types import ModuleType
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
@@ -64,6 +66,16 @@ def wait_for(condition: Callable[[], object], what: str, seconds: float = START_
 
 def tail(path: Path, characters: int = 4000) -> str:
     return path.read_text(errors="replace")[-characters:] if path.exists() else ""
+
+
+def smoke_module() -> ModuleType:
+    """deploy/smoke as a module, for its page reader."""
+    loader = SourceFileLoader("deploy_smoke", str(SMOKE))
+    module = ModuleType(loader.name)
+    module.__file__ = str(SMOKE)
+    sys.modules.setdefault(loader.name, module)
+    loader.exec_module(module)
+    return module
 
 
 # --- processes ------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import pytest
 import requests
 
 from scripts import servers
+from tests.deploy import deployment as deployed
 from tests.deploy.deployment import (
     HEARTBEAT_SECONDS,
     PASSPORT,
@@ -36,6 +37,8 @@ from tests.deploy.deployment import (
     wait_for,
 )
 from tests.services import answers
+
+smoke = deployed.smoke_module()
 
 pytestmark = [
     pytest.mark.deploy,
@@ -90,15 +93,50 @@ def test_smoke_passes_through_nginx(deployment: Deployment):
     assert "made earlier" not in result.stdout
 
 
+def signed_in(deployment: Deployment, username: str, password: str) -> requests.Session:
+    """A session signed in through nginx with the sign-in form, as deploy/smoke does."""
+    session = deployment.session()
+    url = f"{deployment.url}/accounts/sign-in/"
+    form = smoke.Page(session.get(url, timeout=10).text).form_to("/accounts/sign-in/")
+    assert form is not None
+    answer = session.post(
+        url, data={**form.fields, "username": username, "password": password},
+        headers={"Referer": url, "Origin": deployment.url}, allow_redirects=False, timeout=20,
+    )  # fmt: skip
+    assert answer.status_code == 302, answer.text[:500]
+    return session
+
+
 def test_job_files_are_sent_by_nginx_once_the_portal_has_checked_the_owner(
     deployment: Deployment,
 ):
-    """The download answered by nginx's internal location (its own headers), and that location
-    out of reach from outside."""
-    access_log = (deployment.folder / "nginx" / "access.log").read_text()
-    assert '"/jobs/' in access_log and '/download/","protocol"' in access_log
-    outside = deployment.session().get(f"{deployment.url}/_protected/job-files/", timeout=10)
-    assert outside.status_code == 404
+    """The file of the job deploy/smoke made, answered by nginx's internal location (with its
+    own headers) for its owner alone; that location out of reach from outside."""
+    grower = signed_in(deployment, "grower", "grower-demo-pass")
+    jobs = grower.get(f"{deployment.url}/jobs/", timeout=10)
+    downloads = [link.href for link in smoke.Page(jobs.text).links
+                 if link.href.endswith("/download/")]  # fmt: skip
+    assert downloads, jobs.text
+    address = f"{deployment.url}{downloads[0]}"
+
+    download = grower.get(address, timeout=10)
+    assert download.status_code == 200
+    assert download.headers["Cache-Control"] == "private, no-store"  # nginx's location's
+    assert "sandbox" in download.headers["Content-Security-Policy"]
+    assert download.headers["Content-Disposition"].startswith("attachment;")
+    assert "text/csv" in download.headers["Content-Type"]
+    assert smoke.csv_rows(download) > 1
+
+    stranger = signed_in(deployment, "haulier", "haulier-demo-pass")
+    assert stranger.get(address, timeout=10).status_code == 404
+    folder = deployment.folder / "job-files"
+    kept = [path.relative_to(folder) for path in folder.rglob("*") if path.is_file()]
+    assert kept
+    for path in ("", kept[0]):
+        outside = deployment.session().get(
+            f"{deployment.url}/_protected/job-files/{path}", timeout=10
+        )
+        assert outside.status_code == 404
 
 
 @dataclass
@@ -156,6 +194,9 @@ def test_a_portal_process_and_a_worker_stopped_lose_no_request(deployment: Deplo
         time.sleep(1)
     finally:
         traffic.stop()
+    slowest = max(seconds for _, _, seconds in traffic.answers)
+    print(f"{len(traffic.answers)} GETs while stopping, the slowest {slowest:.2f} s")
+    print(result.stdout)
     assert passed(deployment, result)
     assert "made earlier" not in result.stdout  # a job ran, on the worker left
     assert len(traffic.answers) > 20
@@ -282,6 +323,7 @@ def names_down(deployment: Deployment, expected: set[str], seconds: float = 30) 
         wait_for(named, f"/readyz to name {sorted(expected)} as down", seconds)
     except AssertionError as error:
         raise AssertionError(f"{error}; it named {sorted(found)}{logs(deployment)}") from None
+    print("/readyz:", *deployment.ready())  # shown with -s, and with a failure
     return found
 
 
