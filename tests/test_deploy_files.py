@@ -338,3 +338,13 @@ def test_the_example_environment_passes_djangos_deployment_checks(tmp_path):
     )  # fmt: skip
     assert checked.returncode == 0, checked.stderr
     assert "no issues" in checked.stdout
+
+
+def test_the_example_environment_names_every_setting_the_portal_reads():
+    read = re.findall(
+        r'env_(?:str|int|float|bool|list|database)\(\s*"([A-Z][A-Z0-9_]+)"',
+        (ROOT / "portal/settings.py").read_text(),
+    )
+    example = (DEPLOY / "portal.env.example").read_text()
+    for name in set(read) - {"DEBUG", "PORTAL_DEVELOPMENT"}:  # named as never to set
+        assert re.search(rf"^#?{name}(_FILE)?=", example, re.MULTILINE), name
