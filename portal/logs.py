@@ -34,6 +34,7 @@ HEADER = "X-Request-ID"
 # hexadecimal digits, a UUID 36 characters).
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 _LONGEST_PATH = 300  # characters of a path written
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 READY_PATH = "/readyz"
 PROBE_PATHS = ("/healthz", READY_PATH)
 
@@ -123,7 +124,7 @@ def _request_id(request: HttpRequest) -> str:
 
 
 def _log(request: HttpRequest, status: int, seconds: float) -> None:
-    path = masked_path(request.path)
+    path = _CONTROL.sub("?", masked_path(request.path))  # no forged lines in plain text
     if len(path) > _LONGEST_PATH:
         path = path[:_LONGEST_PATH] + "…"
     probe = request.path in PROBE_PATHS and status < 400

@@ -77,6 +77,11 @@ def test_a_look_up_writes_nothing_of_its_code(client: Client, request_records, s
         assert "7KXM" not in everything and "QHT2W" not in everything
 
 
+def test_a_path_cannot_forge_a_line(client: Client, request_records):
+    client.get("/no-such-page/%0AINFO%20forged/")
+    assert only(request_records()).path == "/no-such-page/?INFO forged/"
+
+
 def test_the_health_checks_successes_are_logged_at_debug(client: Client, request_records):
     client.get("/healthz")
     assert only(request_records()).levelno == logging.DEBUG
