@@ -54,9 +54,9 @@ threads = _number("PORTAL_THREADS", 4)
 timeout = 60
 # On SIGTERM (systemctl stop, a deploy) requests under way have this long to finish.
 graceful_timeout = 35
-# Longer than nginx keeps an idle connection to the portal (60 s), so that nginx, not gunicorn,
-# closes it: never a request sent on a connection gunicorn has just closed.
-keepalive = 75
+# nginx keeps no idle connection to the portal (deploy/nginx/portal.conf.template): a few
+# seconds for any other client that does.
+keepalive = 5
 # Workers are replaced now and then, a few at a time, should memory ever creep up.
 max_requests = 5000
 max_requests_jitter = 500

@@ -7,7 +7,7 @@ each, and answers 503 when any is down."""
 from __future__ import annotations
 
 import contextlib
-import re
+import logging
 import threading
 import time
 import uuid
@@ -22,7 +22,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from portal import service
+from portal.assurance.errors import AssuranceError
 from portal.jobs import heartbeat
+
+log = logging.getLogger(__name__)
 
 READY_SECONDS = 2.5  # for all the checks together
 UPSTREAM_SECONDS = 2.0  # for the service to answer
@@ -160,13 +163,11 @@ def upstream() -> dict[str, object]:
     return {"status": kept["status"]}
 
 
-# Credentials in a URL (`scheme://user:password@host`), and the query string of any URL.
-_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]*@")
-_QUERY = re.compile(r"(://\S*?)\?\S*")
-
-
 def _without_secrets(error: BaseException) -> str:
-    """What an error says, without any credentials of a URL, at most 200 characters."""
-    text = str(error) or type(error).__name__
-    text = _QUERY.sub(r"\1", _CREDENTIALS.sub("", text))
-    return text[:200]
+    """What went wrong, for the answer: /readyz is public, and an error's own words may name
+    hosts, ports or users, so only its kind is given (or the client's own message). Its whole
+    text goes to the portal's log."""
+    log.warning("/readyz: %s: %s", type(error).__name__, error)
+    if isinstance(error, AssuranceError):
+        return error.message  # the portal's own words
+    return type(error).__name__

@@ -8,12 +8,15 @@ from collections.abc import Iterator
 
 import pytest
 from django.db.utils import ConnectionHandler
+from psycopg_pool import ConnectionPool
 
 from portal.env import env_database
 from tests.services import answers
 
 VARIABLE = "PORTAL_TEST_DATABASE_URL"
-POOL = {"pool": {"min_size": 1, "max_size": 8, "timeout": 10}}
+POOL = {
+    "pool": {"min_size": 1, "max_size": 8, "timeout": 10, "check": ConnectionPool.check_connection}
+}
 
 
 def database_for(monkeypatch: pytest.MonkeyPatch, url: str) -> dict:

@@ -75,7 +75,8 @@ def test_a_database_out_of_reach_is_named(client, upstream_sandbox, worker_alive
     assert status == 503
     assert answer["status"] == "down"
     assert down(answer) == {"database"}
-    assert answer["checks"]["database"]["error"]
+    assert answer["checks"]["database"]["error"] == "OperationalError"
+    assert closed["PORT"] not in str(answer)  # the public answer names no host or port
 
 
 def test_redis_out_of_reach_is_named(client, upstream_sandbox, worker_alive, settings):
