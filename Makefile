@@ -63,6 +63,7 @@ manage: install
 	@$(PY) -m scripts.manage $(ARGS)
 
 bench: install
+	@scripts/install-system-packages wrk
 	@$(PY) -m bench
 
 lint: install

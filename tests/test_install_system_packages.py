@@ -28,7 +28,7 @@ class Machine:
     folder: Path
 
     def run(
-        self, *, installed: set[str], uid: int, sudo: str | None
+        self, *named: str, installed: set[str], uid: int, sudo: str | None
     ) -> subprocess.CompletedProcess:
         commands = self.folder / "commands"
         commands.mkdir(exist_ok=True)
@@ -46,7 +46,7 @@ class Machine:
             self._command("sudo", "exit 1")
         path = f"{commands}:{self._system()}"
         return subprocess.run(
-            [str(SCRIPT)], env={**os.environ, "PATH": path},
+            [str(SCRIPT), *named], env={**os.environ, "PATH": path},
             capture_output=True, text=True, timeout=30, check=False,
         )  # fmt: skip
 
@@ -107,3 +107,9 @@ def test_when_it_may_not_install_it_says_what_to_run_and_fails(machine: Machine,
     assert result.returncode == 1
     assert f"sudo apt-get update && sudo apt-get install -y {PACKAGES}" in result.stderr
     assert machine.apt_calls() == []
+
+
+def test_make_bench_adds_its_load_tool(machine: Machine):
+    result = machine.run("wrk", installed=set(PACKAGES.split()), uid=0, sudo=None)
+    assert result.returncode == 0, result.stderr
+    assert machine.apt_calls()[-1].endswith("install -y -qq wrk")
