@@ -34,13 +34,13 @@ def check(env: dict[str, str]) -> subprocess.CompletedProcess:
 
 
 def settings_of(env: dict[str, str], *names: str) -> dict[str, object]:
-    """The named settings as a process with `env` reads them, and the queue its Celery app
-    sends jobs to."""
+    """The named settings as a process with `env` reads them (a value JSON cannot hold, such
+    as the database pool's check, by its repr), and the queue its Celery app sends jobs to."""
     code = (
         "import json, django; from django.conf import settings; django.setup(); "
         "from portal.celery import app; "
         f"values = {{n: getattr(settings, n) for n in {list(names)!r}}}; "
-        "values['queue'] = app.conf.task_default_queue; print(json.dumps(values))"
+        "values['queue'] = app.conf.task_default_queue; print(json.dumps(values, default=repr))"
     )
     result = run([sys.executable, "-c", code], {**env, "DJANGO_SETTINGS_MODULE": "portal.settings"})
     assert result.returncode == 0, result.stderr
