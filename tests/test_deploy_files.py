@@ -348,3 +348,19 @@ def test_the_example_environment_names_every_setting_the_portal_reads():
     example = (DEPLOY / "portal.env.example").read_text()
     for name in set(read) - {"DEBUG", "PORTAL_DEVELOPMENT"}:  # named as never to set
         assert re.search(rf"^#?{name}(_FILE)?=", example, re.MULTILINE), name
+
+
+def test_the_compose_file_follows_the_compose_specification(tmp_path):
+    """As `docker compose config` would check it (this machine has docker's client but not its
+    compose plugin): the Compose specification's own schema, vendored in check-jsonschema,
+    with each `${NAME:-default}` given its default, as compose does without the variable."""
+    filled = re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", (ROOT / "compose.yaml").read_text())
+    assert "${" not in filled, "a variable without a default: compose would need it set"
+    document = tmp_path / "compose.yaml"
+    document.write_text(filled)
+    result = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec",
+         str(document)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
