@@ -129,8 +129,11 @@ def pdf_and_bookkeeping(token: str) -> tuple[list[list[str]], list[Target]]:
 
     print(f"\nThe scheme: {scheme.point_count} standard points in {len(scheme.sections)} sections.")
     rows = [
-        ["bare weasyprint.HTML(html, base_url).write_pdf()", median_ms(renders["bare"]),
-         size(sizes["bare"])],
+        [
+            "bare weasyprint.HTML(html, base_url).write_pdf()",
+            median_ms(renders["bare"]),
+            size(sizes["bare"]),
+        ],
         ["exports.scheme_pdf(scheme)", median_ms(renders["ours"]), size(sizes["ours"])],
         ["whole_scheme, warm cache, no bookkeeping", median_ms(plain), ""],
         ["whole_scheme, warm cache, the job's bookkeeping", median_ms(kept), ""],
