@@ -328,28 +328,10 @@ class AssuranceClient:
         that the service answers. No retry, no call report, no outage remembered; raises
         Unavailable when the service does not answer."""
         deadline = time.perf_counter() + timeout
-        armed = _call_deadline.set(deadline)
-        failure: AssuranceError | None = None
-        try:
-            response = self._http.get(
-                urljoin(self.base_url, "v1/standards.eb"),
-                headers={"Accept": self.fmt.media_type},
-                timeout=(min(self.timeout[0], timeout), timeout),
-                stream=True,
-                allow_redirects=False,
-            )
-        except requests.RequestException as error:
-            late = isinstance(error, requests.Timeout) or time.perf_counter() >= deadline
-            failure = Unavailable(
-                "The Assurance service did not answer in time."
-                if late
-                else "The Assurance service cannot be reached."
-            )
-        finally:
-            _call_deadline.reset(armed)
-        if failure is not None:  # raised here, so no exception (nor its request) is chained
-            raise failure
-        with response:
+        url = urljoin(self.base_url, "v1/standards.eb")
+        headers = {"Accept": self.fmt.media_type}
+        limits = (min(self.timeout[0], timeout), timeout)
+        with self._request("GET", url, headers, None, None, limits, deadline) as response:
             return response.status_code
 
     # --- the exchange -----------------------------------------------------------------------------
@@ -443,24 +425,7 @@ class AssuranceClient:
             if remaining <= 0:
                 raise Unavailable("The Assurance service did not answer in time.")
             timeout = (min(self.timeout[0], remaining), min(self.timeout[1], remaining))
-            failure: AssuranceError | None = None
-            armed = _call_deadline.set(deadline)
-            try:
-                response = self._http.request(
-                    method, url, headers=headers, params=params, data=data,
-                    timeout=timeout, stream=True, allow_redirects=False,
-                )  # fmt: skip
-            except requests.RequestException as error:
-                late = isinstance(error, requests.Timeout) or time.perf_counter() >= deadline
-                failure = Unavailable(
-                    "The Assurance service did not answer in time."
-                    if late
-                    else "The Assurance service cannot be reached."
-                )
-            finally:
-                _call_deadline.reset(armed)
-            if failure is not None:  # raised here, so no exception (nor its request) is chained
-                raise failure
+            response = self._request(method, url, headers, params, data, timeout, deadline)
             with response:
                 if not response.is_redirect:
                     return _Answer(
@@ -476,6 +441,36 @@ class AssuranceClient:
                 # Never follow with our credentials to another host.
                 raise UnexpectedResponse("The Assurance service redirected to another host.")
         raise UnexpectedResponse("The Assurance service redirected too many times.")
+
+    def _request(
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str],
+        params: dict[str, str] | None,
+        data: bytes | None,
+        timeout: tuple[float, float],
+        deadline: float,
+    ) -> requests.Response:
+        """One request, its status line and headers cut off at `deadline` (the body is still
+        to be read); Unavailable when the service cannot be reached or does not answer."""
+        failure: AssuranceError | None = None
+        armed = _call_deadline.set(deadline)
+        try:
+            return self._http.request(
+                method, url, headers=headers, params=params, data=data,
+                timeout=timeout, stream=True, allow_redirects=False,
+            )  # fmt: skip
+        except requests.RequestException as error:
+            late = isinstance(error, requests.Timeout) or time.perf_counter() >= deadline
+            failure = Unavailable(
+                "The Assurance service did not answer in time."
+                if late
+                else "The Assurance service cannot be reached."
+            )
+        finally:
+            _call_deadline.reset(armed)
+        raise failure  # here, so no exception (nor its request) is chained
 
     def _read(self, response: requests.Response, deadline: float) -> bytes:
         """The body as it arrives, refusing one over the size cap or past the deadline."""

@@ -12,8 +12,6 @@ Everything started here is stopped, and the database dropped, by `Deployment.sto
 from __future__ import annotations
 
 import contextlib
-import datetime
-import ipaddress
 import os
 import re
 import secrets
@@ -223,42 +221,12 @@ def _close(sock: socket.socket) -> None:
 
 
 def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
-    """A certificate for localhost and 127.0.0.1, signed by its own key: (certificate, key)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address(LOOPBACK))]
-            ),
-            critical=False,
-        )
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = folder / "portal.crt", folder / "portal.key"
-    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    key_path.chmod(0o600)
-    return cert_path, key_path
+    """A certificate for localhost and 127.0.0.1, signed by its own key, made as an operator
+    makes the first one (deploy/self_signed_certificate.py): (certificate, key)."""
+    script = ROOT / "deploy" / "self_signed_certificate.py"
+    subprocess.run([sys.executable, str(script), str(folder), "localhost", LOOPBACK],
+                   check=True, capture_output=True, timeout=60)  # fmt: skip
+    return folder / "fullchain.pem", folder / "privkey.pem"
 
 
 def template_names() -> set[str]:
