@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
@@ -86,8 +87,12 @@ def _make(request: HttpRequest, form: PassportForm) -> HttpResponse:
     click, a form sent again) waits for the first and goes where it went."""
     passport = _claim(request, form)
     if passport is None:
-        made = _made_by_first(request, form.cleaned_data["submission"])
-        return made or _show(request, _busy(form), status=409)
+        first = _first_submission(request, form.cleaned_data["submission"])
+        if first is not None:
+            return _see(first)
+        passport = _claim(request, form)  # the first failed or was abandoned: this one goes on
+        if passport is None:
+            return _show(request, _busy(form), status=409)
     try:
         record = client().create_passport(user_credentials(request), form.passport_request())
     except AuthenticationRequired:
@@ -123,16 +128,20 @@ def _claim(request: HttpRequest, form: PassportForm) -> Passport | None:
         return None
 
 
-def _made_by_first(request: HttpRequest, submission: uuid.UUID) -> HttpResponse | None:
-    """Where the first submission of this form went, once the service has answered it; None
-    if it is still being made after the client's whole deadline."""
+def _first_submission(request: HttpRequest, submission: uuid.UUID) -> Passport | None:
+    """The passport the first submission of this form made, once the service has answered it.
+    None if it failed (its row is gone), was abandoned (the process sending it died: its row,
+    older than any call can last, is cleared), or is still being made after the client's whole
+    deadline."""
     give_up = time.monotonic() + settings.ASSURANCE_TOTAL_TIMEOUT
+    abandoned = timezone.now() - timedelta(seconds=settings.ASSURANCE_TOTAL_TIMEOUT + 30)
     while time.monotonic() < give_up:
         first = Passport.objects.filter(submission=submission, made_by=request.user).first()
-        if first is None:
-            return None  # it failed, and said why to the request that sent it
-        if first.is_made:
-            return _see(first)
+        if first is None or first.is_made:
+            return first
+        if first.created < abandoned:
+            Passport.objects.filter(pk=first.pk, short_code__isnull=True).delete()
+            return None
         time.sleep(WAIT_STEP_SECONDS)
     return None
 

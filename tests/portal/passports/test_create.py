@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import timedelta
 from html import unescape
 
 import pytest
@@ -186,6 +187,34 @@ def test_a_second_submission_waits_for_the_first_still_being_made(grower, monkey
     assert len(waits) == 3
     assert response.status_code == 303 and response["Location"] == "/passports/ABCDE-FGHJK/"
     assert Passport.objects.count() == 1
+
+
+def test_a_second_submission_goes_on_when_the_first_failed_meanwhile(grower, monkeypatch):
+    form = filled(grower)
+    in_flight = Passport.objects.create(
+        submission=form["submission"], membership_guid=HOLLOWFIELD, site_guid=HOLLOWFIELD_FARM,
+        made_by=get_user_model().objects.get(username="grower"),
+    )  # fmt: skip
+    monkeypatch.setattr(
+        create_view.time, "sleep", lambda seconds: Passport.objects.filter(pk=in_flight.pk).delete()
+    )
+    response = grower.post("/passports/new", form)
+    assert response.status_code == 303
+    assert Passport.objects.get().short_code in response["Location"]
+
+
+def test_a_submission_abandoned_by_a_process_that_died_is_made_by_the_next(grower, monkeypatch):
+    form = filled(grower)
+    Passport.objects.create(
+        submission=form["submission"], membership_guid=HOLLOWFIELD, site_guid=HOLLOWFIELD_FARM,
+        made_by=get_user_model().objects.get(username="grower"),
+        created=timezone.now() - timedelta(minutes=5),
+    )  # fmt: skip
+    monkeypatch.setattr(create_view.time, "sleep", lambda seconds: pytest.fail("it waited"))
+    response = grower.post("/passports/new", form)
+    assert response.status_code == 303
+    passport = Passport.objects.get()
+    assert passport.is_made and passport.short_code in response["Location"]
 
 
 # --- errors -----------------------------------------------------------------------------------
