@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
-import sys
 import time
 from contextlib import ExitStack
 from functools import partial
@@ -34,7 +32,6 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 from bench.common import (
-    ROOT,
     SCHEME_GUID,
     Target,
     heading,
@@ -45,6 +42,7 @@ from bench.common import (
     size,
     stop_process,
 )
+from scripts import servers
 
 REDIS_URL = "redis://127.0.0.1:6379/14"
 RENDERS = 2  # of each PDF, in turn
@@ -169,11 +167,7 @@ def worker_memory(sandbox, directory: Path) -> list[int]:
     from portal.jobs.tasks import run_job
 
     env = {**os.environ, "ASSURANCE_BASE_URL": sandbox.url}
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "portal.celery", "--quiet", "worker",
-         "--loglevel", "warning", "--concurrency", "1", "--pool", "prefork"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=(directory / "worker.log").open("w"),
-    )  # fmt: skip
+    worker = servers.start_worker(env, concurrency=1, log=directory / "worker.log")
     try:
         owner, _ = get_user_model().objects.get_or_create(username="grower")
         token = credentials.encrypt(sandbox.token())

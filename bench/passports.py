@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import time
 from contextlib import ExitStack
@@ -46,7 +45,6 @@ from bench.common import (
     DEMO_PASSWORD,
     DEMO_USER,
     REQUEST_TIMEOUT,
-    ROOT,
     Target,
     Timing,
     csrf_token,
@@ -235,15 +233,6 @@ def measure(portal: Portal, client: AssuranceClient, credentials: BearerToken,
     return figures
 
 
-def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen:
-    """A Celery worker as `make run` starts one (two processes), without its beat."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "portal.celery", "--quiet", "worker",
-         "--loglevel", "warning", "--concurrency", "2"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"),
-    )  # fmt: skip
-
-
 def main() -> None:
     heading("bench.passports: creating a passport, and its PDF offered")
     require_redis(REDIS_URL)
@@ -262,7 +251,7 @@ def main() -> None:
         stack.callback(portal_server.stop)
         worker_env = {**os.environ, "PORTAL_DEVELOPMENT": "true", **settings,
                       "DATABASE_URL": f"sqlite:///{directory / 'portal.sqlite3'}"}  # fmt: skip
-        worker = start_worker(worker_env, directory / "worker.log")
+        worker = servers.start_worker(worker_env, log=directory / "worker.log")
         stack.callback(stop_process, worker)
 
         client = AssuranceClient(sandbox.url)

@@ -7,9 +7,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
-from portal.accounts.session import user_credentials
 from portal.lib.htmx import wants_fragment
-from portal.service import client
+from portal.passports import contacts
 
 
 def health(request: HttpRequest) -> HttpResponse:
@@ -25,8 +24,8 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 def memberships(request: HttpRequest) -> HttpResponse:
-    """The user's memberships and the state of their assurance claims."""
-    authorisation = client().authorisation(user_credentials(request))
-    context = {"memberships": authorisation.memberships}
+    """The user's memberships and the state of their assurance claims (kept a minute, as the
+    create form keeps them)."""
+    context = {"memberships": contacts.memberships(request)}
     template = "home.html#memberships" if wants_fragment(request) else "memberships.html"
     return render(request, template, context)

@@ -87,15 +87,6 @@ def _sandbox_lookup_account() -> dict[str, str]:
     }
 
 
-def start_worker(env: dict[str, str]) -> subprocess.Popen:
-    """The worker, with Celery beat inside it (`-B`, for its periodic sweep of expired and lost
-    jobs): fine for the one worker of make run; production runs beat once, on its own."""
-    command = ["-m", "celery", "-A", "portal.celery", "--quiet", "worker",
-               "--loglevel", "warning", "--concurrency", "2",
-               "-B", "--schedule", str(ROOT / "var" / "celerybeat-schedule")]  # fmt: skip
-    return subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env)
-
-
 def main() -> int:
     sandbox_port = int(os.environ.get("SANDBOX_PORT", "8001"))
     portal_port = int(os.environ.get("PORTAL_PORT", "8000"))
@@ -113,7 +104,9 @@ def main() -> int:
         processes["sandbox"] = sandbox.process
         portal = servers.start_portal(port=portal_port, env=env, wait=False)
         processes["portal"] = portal.process
-        processes["worker"] = start_worker(env)
+        # Beat inside the one worker, for its periodic sweep of expired and lost jobs.
+        schedule = ROOT / "var" / "celerybeat-schedule"
+        processes["worker"] = servers.start_worker(env, beat_schedule=schedule)
         sandbox.wait_until_up()
         portal.wait_until_up()
         print_addresses(portal.endpoint("/"), sandbox.endpoint("/"))

@@ -1,5 +1,5 @@
-"""Starting the sandbox and the portal on a port, and waiting until they answer: for `make run`,
-the tests and the benchmarks alike.
+"""Starting the sandbox and the portal on a port, and waiting until they answer, and a worker of
+the portal's jobs: for `make run`, the tests and the benchmarks alike.
 
     server = start_sandbox(directory)        # a free port; its database and log in directory
     requests.get(server.endpoint("/v1/..."))
@@ -135,6 +135,24 @@ def start_portal(
         process = _spawn(command, variables, output)
     server = Server("portal", f"http://{LOOPBACK}:{port}", process, "/healthz", log)
     return _waited(server) if wait else server
+
+
+def start_worker(
+    env: Mapping[str, str],
+    *,
+    concurrency: int = 2,
+    beat_schedule: Path | None = None,
+    log: Path | None = None,
+) -> subprocess.Popen:
+    """A Celery worker of the portal's jobs with `env`, `concurrency` processes; with Celery
+    beat inside it when given its `beat_schedule` file (fine for one worker on one machine:
+    a deployment runs beat once, on its own). Its output goes to `log`, or this process's."""
+    command = ["-m", "celery", "-A", "portal.celery", "--quiet", "worker",
+               "--loglevel", "warning", "--concurrency", str(concurrency)]  # fmt: skip
+    if beat_schedule is not None:
+        command += ["-B", "--schedule", str(beat_schedule)]
+    with _output(log, "w") as output:
+        return _spawn(command, env, output)
 
 
 def wait_until_up(

@@ -3,12 +3,15 @@ on pytest-django's live server, with the portal's client pointed at the live san
 
 Every page a test opens is watched for Content-Security-Policy violations (console messages
 and `securitypolicyviolation` events): a test that met one fails. `assert_accessible(page)`
-runs axe-core in the page and fails on any serious or critical violation.
+runs axe-core in the page and fails on any serious or critical violation; `lighthouse(url, ...)`
+gives Lighthouse's scores with its mobile settings, and `PHONE` is a 360-pixel phone's context.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -328,3 +331,49 @@ def assert_accessible(page: Page) -> None:
     assert not serious, f"axe-core violations on {page.url}:\n" + "\n".join(
         f"- {v['id']} ({v['impact']}): {v['help']} at {', '.join(v['targets'])}" for v in serious
     )
+
+
+# --- a phone, and Lighthouse ----------------------------------------------------------------------
+
+PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
+
+
+def no_sideways_scroll(page: Page) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+TRIES = 3
+
+
+def lighthouse(url: str, tmp_path: Path, *options: str) -> dict[str, float]:
+    """Lighthouse's scores (0-100) of `url` with its default mobile settings, in Debian's
+    Chromium, with any further `options` of Lighthouse's own (`--extra-headers=...`)."""
+    if not LIGHTHOUSE.is_file():
+        pytest.fail(
+            "lighthouse is missing (node_modules): run make test, which installs it.", pytrace=False
+        )
+    report = tmp_path / "lighthouse.json"
+    flags = "--no-sandbox --headless --disable-gpu --disable-background-networking "
+    flags += "--disable-component-update --no-first-run --disable-dev-shm-usage"
+    command = [
+        str(LIGHTHOUSE),
+        url,
+        "--output=json",
+        f"--output-path={report}",
+        f"--only-categories={','.join(CATEGORIES)}",
+        f"--chrome-flags={flags}",
+        "--quiet",
+        *options,
+    ]
+    environment = {**os.environ, "CHROME_PATH": CHROMIUM}
+    for _ in range(TRIES):
+        run = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=180)
+        # Now and then the trace of the load comes without its start (NO_NAVSTART), and
+        # Lighthouse asks to be run again; nothing was measured.
+        if run.returncode == 0 or "Please run Lighthouse again" not in run.stderr:
+            break
+    assert run.returncode == 0, f"lighthouse failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    categories = json.loads(report.read_text())["categories"]
+    return {name: round(categories[name]["score"] * 100) for name in CATEGORIES}

@@ -4,26 +4,18 @@ the page and its stylesheet alone, under 50 KB together."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, Response, expect
 
-from tests.e2e.conftest import CHROMIUM, ROOT, assert_accessible
+from tests.e2e.conftest import PHONE, assert_accessible, lighthouse, no_sideways_scroll
 from tests.portal.passports.helpers import suspended_after_it_was_made
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
 BUDGET = 50 * 1024
-
-
-def no_sideways_scroll(page: Page) -> None:
-    assert page.evaluate("document.documentElement.scrollWidth") <= 360
 
 
 def sees_the_valid_verdict(page: Page) -> None:
@@ -121,8 +113,13 @@ def test_too_many_look_ups_get_a_page_that_says_when_to_try_again(
     page = watched_context(**PHONE).new_page()
     page.goto(f"{portal_url}/p/7KXM4-QHT2W")
     sees_the_valid_verdict(page)
-    response = page.goto(f"{portal_url}/p/7KXM4-QHT2W")
-    assert response is not None and response.status == 429
+    # The allowance is per clock minute: of the next two, one at least falls in the first's.
+    statuses = []
+    while len(statuses) < 2 and 429 not in statuses:
+        response = page.goto(f"{portal_url}/p/7KXM4-QHT2W")
+        assert response is not None
+        statuses.append(response.status)
+    assert statuses[-1] == 429, statuses
     expect(page.get_by_role("heading", level=1)).to_have_text("Too many look-ups")
     expect(page.get_by_text("Try again in")).to_be_visible()
     no_sideways_scroll(page)
@@ -139,42 +136,6 @@ def test_a_signed_in_user_finds_the_look_up_in_the_navigation(signed_in_page: Pa
 
 
 # --- Lighthouse -----------------------------------------------------------------------------------
-
-LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
-CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
-TRIES = 3
-
-
-def lighthouse(url: str, tmp_path: Path, *options: str) -> dict[str, float]:
-    """Lighthouse's scores (0-100) of `url` with its default mobile settings, in Debian's
-    Chromium, with any further `options` of Lighthouse's own (`--extra-headers=...`)."""
-    if not LIGHTHOUSE.is_file():
-        pytest.fail(
-            "lighthouse is missing (node_modules): run make test, which installs it.", pytrace=False
-        )
-    report = tmp_path / "lighthouse.json"
-    flags = "--no-sandbox --headless --disable-gpu --disable-background-networking "
-    flags += "--disable-component-update --no-first-run --disable-dev-shm-usage"
-    command = [
-        str(LIGHTHOUSE),
-        url,
-        "--output=json",
-        f"--output-path={report}",
-        f"--only-categories={','.join(CATEGORIES)}",
-        f"--chrome-flags={flags}",
-        "--quiet",
-        *options,
-    ]
-    environment = {**os.environ, "CHROME_PATH": CHROMIUM}
-    for _ in range(TRIES):
-        run = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=180)
-        # Now and then the trace of the load comes without its start (NO_NAVSTART), and
-        # Lighthouse asks to be run again; nothing was measured.
-        if run.returncode == 0 or "Please run Lighthouse again" not in run.stderr:
-            break
-    assert run.returncode == 0, f"lighthouse failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
-    categories = json.loads(report.read_text())["categories"]
-    return {name: round(categories[name]["score"] * 100) for name in CATEGORIES}
 
 
 @pytest.mark.parametrize("path", ["/p/7KXM4-QHT2W", "/p/"])

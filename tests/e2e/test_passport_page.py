@@ -10,40 +10,30 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pypdf
 import pytest
 import zxingcpp
-from django.db import connection
 from PIL import Image
 from playwright.sync_api import BrowserContext, Page, expect
 
 from portal.jobs import running
 from portal.jobs.models import Job
 from portal.passports import pdfs
-from tests.e2e.conftest import GROWER, assert_accessible, sign_in
-from tests.e2e.test_lookup import PHONE, lighthouse, no_sideways_scroll
+from tests.e2e.conftest import (
+    GROWER,
+    PHONE,
+    assert_accessible,
+    lighthouse,
+    no_sideways_scroll,
+    sign_in,
+)
+from tests.e2e.jobs import run_in_the_background
 from tests.portal.passports.made import made_elsewhere
 
 pytestmark = pytest.mark.browser
-
-
-def run_in_the_background() -> threading.Thread:
-    """The queued job fetching the PDF run in a thread, as a worker would run it."""
-    job = Job.objects.get(kind=pdfs.KIND, state=Job.State.QUEUED)
-
-    def run() -> None:
-        try:
-            running.run(job.pk)
-        finally:
-            connection.close()  # the thread's own
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    return worker
 
 
 def opens_the_passport(page: Page, portal_url: str, short_code: str) -> None:
@@ -66,7 +56,7 @@ def test_the_grower_opens_a_passport_and_its_pdf_becomes_a_download(
     assert_accessible(page)
 
     page.evaluate("() => { window.__samePage = 'still here'; }")
-    run_in_the_background().join()
+    run_in_the_background(pdfs.KIND).join()
     link = page.get_by_role("link", name="Download the PDF")
     expect(link).to_be_visible()
     assert page.evaluate("() => window.__samePage") == "still here", "the page was reloaded"

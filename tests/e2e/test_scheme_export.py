@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 import time
 from pathlib import Path
 
 import pypdf
 import pytest
-from django.db import connection
 from playwright.sync_api import Page, expect
 
 from portal.jobs import running
@@ -23,6 +21,7 @@ from portal.jobs.models import Job
 from portal.standards import exports
 from portal.standards import jobs as standards_jobs
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in
+from tests.e2e.jobs import run_in_the_background
 from tests.portal.standards.helpers import CROPS, demo
 
 pytestmark = pytest.mark.browser
@@ -52,21 +51,6 @@ def slowed(monkeypatch: pytest.MonkeyPatch) -> None:
         return whole_scheme(credentials, stage, scheme_guid, step, **options)
 
     monkeypatch.setattr(standards_jobs.exports, "whole_scheme", slowly)
-
-
-def run_in_the_background(kind: str) -> threading.Thread:
-    """The queued job of `kind` run in a thread, as a worker would run it."""
-    job = Job.objects.get(kind=kind, state=Job.State.QUEUED)
-
-    def run() -> None:
-        try:
-            running.run(job.pk)
-        finally:
-            connection.close()  # the thread's own
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    return worker
 
 
 def download(page: Page, link_name: str) -> bytes:
