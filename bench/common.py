@@ -335,9 +335,9 @@ def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_
     output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
     requests = int(re.search(r"(\d+) requests in", output)[1])
     read = re.search(r"requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read", output)
-    per_answer = (
-        float(read[1]) * {"B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30}[read[2]] / requests
-    )
+    unit = {"B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30}[read[2]]
+    # wrk rounds what it read to two decimals of its unit ("1.49GB"): allow for that rounding
+    per_answer = (float(read[1]) + 0.005) * unit / requests
     if "Non-2xx" in output or "Socket errors" in output or per_answer < body_bytes:
         raise RuntimeError(f"{label}: not every answer was the page:\n{output}")
     return Load(

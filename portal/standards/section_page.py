@@ -20,7 +20,7 @@ from portal.standards.addresses import PREVIEW
 from portal.standards.filters import Choices, Filters
 from portal.standards.points import Point, arrange
 
-SECTION_TEMPLATES = ("standards/section.html", "standards/standard_point.html")
+SECTION_TEMPLATE = "standards/section.html"  # the page, its parts and a point's partial
 
 
 @dataclass
@@ -70,12 +70,12 @@ def section_part(
 ) -> Made:
     """The page's `part` ("content" or "points") for the request's filters, kept in the shared
     cache by the section's version, the scheme list's (its name is in the breadcrumbs) and the
-    templates' change time: a kept part is used by every user until one of them changes."""
+    template's change time: a kept part is used by every user until one of them changes."""
     schemes = cached.schemes_if_any(credentials, stage)
     requested = Filters.of(request)
     key = cached.cache_key(
         f"section-{part}", stage, scheme_guid, fetched.version,
-        schemes.version if schemes else "", requested.query, _templates_version(),
+        schemes.version if schemes else "", requested.query, _template_version(),
     )  # fmt: skip
     made = cache.get(key)
     if made is None:
@@ -84,7 +84,7 @@ def section_part(
             "stage": stage, "scheme_guid": scheme_guid, "section": fetched.record,
             "scheme_name": cached.name_in(schemes, scheme_guid), "listing": listing,
         }  # fmt: skip
-        html = render_to_string(f"standards/section.html#{part}", context, request)
+        html = render_to_string(f"{SECTION_TEMPLATE}#{part}", context, request)
         made = Made(_title(fetched.record, stage), SafeString(html), listing.filters.query)
         if listing.filters == requested:  # an address of filters the section lacks keeps none
             cache.set(key, made, settings.STANDARDS_KEEP_SECONDS)
@@ -95,9 +95,7 @@ def _title(section: records.SectionData, stage: str) -> str:
     return (section.section_name or "") + (" (preview)" if stage == PREVIEW else "")
 
 
-def _templates_version() -> str:
-    """When the templates a section's page is made with last changed, so that a changed
+def _template_version() -> str:
+    """When the template a section's page is made with last changed, so that a changed
     template shows on the next request."""
-    return "-".join(
-        str(os.stat(get_template(name).origin.name).st_mtime_ns) for name in SECTION_TEMPLATES
-    )
+    return str(os.stat(get_template(SECTION_TEMPLATE).origin.name).st_mtime_ns)

@@ -29,6 +29,15 @@ _REFRESHED = re.compile(
 )
 
 
+def made_points(response) -> bool:
+    """Whether the request made a section's points (rendered the point partial), rather than
+    using those kept."""
+    return any(
+        t.name == "point" and t.origin.template_name == "standards/section.html"
+        for t in response.templates
+    )
+
+
 def demo(name: str) -> dict:
     """One of the sandbox's demo files (`crops`, `crops-preview`, ...)."""
     return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))

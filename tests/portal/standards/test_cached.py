@@ -23,6 +23,7 @@ from tests.portal.standards.helpers import (
     UNKNOWN_SCHEME,
     demo,
     demo_references,
+    made_points,
     main,
     refreshed_at,
     shown_references,
@@ -207,11 +208,6 @@ def test_a_missing_page_elsewhere_leads_home_and_to_the_standards(grower):
     content = response.content.decode()
     assert '<a class="button" href="/">Go to the home page</a>' in content
     assert 'href="/standards/">Browse the standards</a>' in content
-
-
-def made_points(response) -> bool:
-    """Whether the request made the section's points, rather than using those kept."""
-    return any(t.name == "standards/standard_point.html" for t in response.templates)
 
 
 def test_a_section_page_is_made_once_for_every_user(grower):
