@@ -104,8 +104,9 @@ def main() -> int:
         processes["sandbox"] = sandbox.process
         portal = servers.start_portal(port=portal_port, env=env, wait=False)
         processes["portal"] = portal.process
-        # Beat inside the one worker, for its periodic sweep of expired and lost jobs.
-        schedule = ROOT / "var" / "celerybeat-schedule"
+        # Beat inside the one worker, for its periodic sweep of expired and lost jobs; its
+        # file is named by the portal's port, so that another run on other ports can have its own.
+        schedule = ROOT / "var" / f"celerybeat-schedule-{portal_port}"
         processes["worker"] = servers.start_worker(env, beat_schedule=schedule)
         sandbox.wait_until_up()
         portal.wait_until_up()
