@@ -1,6 +1,7 @@
 """A job's page and its progress fragment, the user's jobs, cancel, retry or resume, download.
 
-Only a job's owner sees it or its file: anyone else gets 404.
+Only a job's owner sees it or its file: anyone else gets 404. A kind named in work.DOWNLOADS is
+downloaded at its app's address, which checks again that the owner may still have the file.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 
 from portal.jobs import running
 from portal.jobs.models import Job
+from portal.jobs.work import DOWNLOADS
 from portal.lib.htmx import wants_fragment
 
 JOBS_LISTED = 100
@@ -81,7 +83,10 @@ def _after_change(request: HttpRequest, job: Job) -> HttpResponse:
 @require_GET
 @login_required
 def download(request: HttpRequest, job_id: int) -> HttpResponse:
-    return result_response(_get_job_for_owner(request, job_id))
+    job = _get_job_for_owner(request, job_id)
+    if job.kind in DOWNLOADS:
+        return redirect(DOWNLOADS[job.kind](job))
+    return result_response(job)
 
 
 def result_response(job: Job) -> HttpResponse:

@@ -8,6 +8,10 @@ The apps fill in KINDS with their own:
 
     from portal.jobs.work import KINDS
     KINDS["scheme-export-pdf"] = scheme_pdf
+
+A job's file is its owner's. A kind whose file the owner may have only while something else
+holds (a passport's PDF: while they are a contact of its membership) names in DOWNLOADS the
+address that checks it again; the job's own download leads there.
 """
 
 from __future__ import annotations
@@ -50,3 +54,6 @@ type Run = Callable[["Job", Credentials, Progress], ResultFile]
 
 # Kind -> what runs it. Filled in by the apps that own the work (their apps.py ready()).
 KINDS: dict[str, Run] = {}
+
+# Kind -> the address of a job's file that checks again that its owner may still have it.
+DOWNLOADS: dict[str, Callable[[Job], str]] = {}

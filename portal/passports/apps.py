@@ -5,7 +5,8 @@ class PassportsConfig(AppConfig):
     name = "portal.passports"
 
     def ready(self) -> None:
-        from portal.jobs.work import KINDS
+        from portal.jobs.work import DOWNLOADS, KINDS
         from portal.passports import pdfs
 
         KINDS.update(pdfs.KINDS)
+        DOWNLOADS.update(pdfs.DOWNLOADS)

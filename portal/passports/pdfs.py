@@ -5,6 +5,7 @@ yet (a passport made elsewhere, or another contact of its membership)."""
 from __future__ import annotations
 
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils import timezone
 
 from portal.assurance.client import Credentials
@@ -31,7 +32,14 @@ def passport_pdf(job: Job, credentials: Credentials, progress: Progress) -> Resu
     return ResultFile(f"passport-{short_code}.pdf", "application/pdf", content)
 
 
+def download_address(job: Job) -> str:
+    """Where the job's PDF is downloaded: the passport's own address for it, which checks again
+    that its owner is still a contact of the passport's membership."""
+    return reverse("passports:pdf", args=[job.params["short_code"]])
+
+
 KINDS = {KIND: passport_pdf}
+DOWNLOADS = {KIND: download_address}
 
 
 def start(request: HttpRequest, short_code: str) -> Job:

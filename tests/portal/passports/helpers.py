@@ -62,3 +62,29 @@ def suspended(sandbox: Sandbox, membership_guid: str) -> Iterator[None]:
                     "UPDATE sandbox_membership SET status = ? WHERE guid = ?",
                     [before, membership_guid],
                 )
+
+
+@contextmanager
+def no_longer_a_contact(sandbox: Sandbox, membership_guid: str, username: str) -> Iterator[None]:
+    """The account taken off the membership's contacts in the sandbox's database for the block,
+    and put back afterwards (the sandbox is shared by the whole session)."""
+    link = (
+        "FROM sandbox_membership_contacts WHERE membership_id = "
+        "(SELECT id FROM sandbox_membership WHERE guid = ?) AND account_id = "
+        "(SELECT id FROM sandbox_account WHERE username = ?)"
+    )
+    with closing(sqlite3.connect(sandbox.database)) as db:
+        (membership_id, account_id) = db.execute(
+            f"SELECT membership_id, account_id {link}", [membership_guid, username]
+        ).fetchone()
+        with db:
+            db.execute(f"DELETE {link}", [membership_guid, username])
+        try:
+            yield
+        finally:
+            with db:
+                db.execute(
+                    "INSERT INTO sandbox_membership_contacts (membership_id, account_id) "
+                    "VALUES (?, ?)",
+                    [membership_id, account_id],
+                )

@@ -15,7 +15,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 from portal.jobs import running
 from portal.jobs.models import Job
 from portal.passports import pdfs
-from tests.portal.passports.helpers import WENHAM, suspended
+from tests.portal.passports.helpers import WENHAM, no_longer_a_contact, suspended
 from tests.portal.passports.made import (
     made_elsewhere,
     made_here,
@@ -167,3 +167,19 @@ def test_a_pdf_made_elsewhere_is_no_ones_but_its_contacts(grower):
     stranger = signed_in("lapsed")
     assert stranger.get(f"/passports/{short_code}/pdf").status_code == 404
     assert stranger.post(f"/passports/{short_code}/pdf", headers=HTMX).status_code == 404
+
+
+def test_from_the_jobs_a_pdf_is_downloaded_only_while_its_owner_is_a_contact(
+    grower, upstream_sandbox, settings
+):
+    settings.PORTAL_AUTHORISATION_SECONDS = 0  # the service is asked on every download
+    short_code = wenham_made_here()
+    job = ready(grower, short_code)
+    assert f'href="/jobs/{job.pk}/download/"' in grower.get("/jobs/").content.decode()
+
+    response = grower.get(f"/jobs/{job.pk}/download/", follow=True)
+    assert response.status_code == 200
+    assert short_code in pdf_text(b"".join(response.streaming_content))
+
+    with no_longer_a_contact(upstream_sandbox, WENHAM, "grower"):
+        assert grower.get(f"/jobs/{job.pk}/download/", follow=True).status_code == 404
