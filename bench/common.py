@@ -328,10 +328,15 @@ class AtLeast(Target):
 def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_bytes: int) -> Load:
     """`wrk` against `url` with the session's cookie. Refuses a run with an error, an answer
     that is not a 2xx, or fewer bytes than `body_bytes` an answer: a redirect to sign-in (a 3xx)
-    cannot pass for speed."""
+    cannot pass for speed.
+
+    Each request comes on a connection of its own, as nginx sends them to the portal (the
+    deployment keeps no idle upstream connections): a kept-alive connection stays with the
+    gunicorn worker that took it, and when all of them land on one of the two, a run's
+    throughput halves (seen here: the home page at 650 or 1,550 a second, run to run)."""
     command = ["wrk", f"--connections={connections}", f"--threads={min(connections, 2)}",
                f"--duration={seconds}s", "--latency", "--timeout=10s",
-               f"--header=Cookie: {cookie}", url]  # fmt: skip
+               f"--header=Cookie: {cookie}", "--header=Connection: close", url]  # fmt: skip
     output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
     requests = int(re.search(r"(\d+) requests in", output)[1])
     read = re.search(r"requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read", output)

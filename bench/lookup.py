@@ -10,9 +10,9 @@ threads), with a SQLite database in a temporary directory and Redis database 14 
 still counted, but none refused. It measures:
 
 - kept: the verdict page with its verdict kept, against the look-up form (`/p/`: anonymous,
-  the same layout, no look-up) under the same gunicorn, with `wrk` at 16 keep-alive
-  connections, the two in turn for a few rounds. Target: the median of the rounds' ratios of
-  the verdict's throughput to the form's is at least 0.5.
+  the same layout, no look-up) under the same gunicorn, with `wrk` at 16 connections (a
+  request each, as nginx sends them), the two in turn for a few rounds. Target: the median of
+  the rounds' ratios of the verdict's throughput to the form's is at least 0.5.
 - nothing kept: a second portal on the same database and cache that keeps no verdict
   (PORTAL_LOOKUP_KEEP_SECONDS=0), sequentially, against the service's download call alone (the
   client's `passport` with the look-up account's bearer token, in this process), the two
@@ -150,8 +150,10 @@ def main() -> None:
 
 
 def report(ratio: float, runs: list[Load], page: Timing, alone: Timing, page_bytes: int) -> None:
-    print(f"\nUnder load: wrk, {CONNECTIONS} keep-alive connections, {LOAD_SECONDS} s each, the "
-          f"verdict page ({size(page_bytes)}) kept and the look-up form in turn:")  # fmt: skip
+    print(
+        f"\nUnder load: wrk, {CONNECTIONS} connections (a request each), {LOAD_SECONDS} s "
+        f"each, the verdict page ({size(page_bytes)}) kept and the look-up form in turn:"
+    )
     print_loads(runs)
     print(f"\nNothing kept, sequential, interleaved with the service's download call alone "
           f"({COLD_REQUESTS} each):")  # fmt: skip

@@ -9,9 +9,9 @@ database 15 on 127.0.0.1:6379 (the benchmark needs Redis: it is the shared cache
 page warm or cold). It signs in as grower through the sign-in form, then measures:
 
 - warm: the section page against the home page (signed in, the same layout, no content) under
-  the same gunicorn, with `wrk` at 16 keep-alive connections, the two in turn for a few rounds.
-  Target: the median of the rounds' ratios of the page's throughput to the home page's is at
-  least 0.5.
+  the same gunicorn, with `wrk` at 16 connections (a request each, as nginx sends them), the
+  two in turn for five rounds. Target: the median of the rounds' ratios of the page's
+  throughput to the home page's is at least 0.5.
 - cold: the section page with the standards cache emptied before each request, sequentially,
   against the service's answer alone (the client's `section_data` for the same section with a
   bearer token, in this process), the two interleaved. Target: the page adds at most 25 ms to
@@ -195,8 +195,8 @@ def main() -> None:
 def report(
     ratio: float, runs: list[Load], cold: Timing, alone: Timing, stale: Load, page_bytes: int
 ) -> None:
-    print(f"\nUnder load: wrk, {CONNECTIONS} keep-alive connections, {LOAD_SECONDS} s each, the "
-          f"section page ({size(page_bytes)}) and the home page in turn:")  # fmt: skip
+    print(f"\nUnder load: wrk, {CONNECTIONS} connections (a request each), {LOAD_SECONDS} s "
+          f"each, the section page ({size(page_bytes)}) and the home page in turn:")  # fmt: skip
     print_loads([*runs, stale])
     print(f"\nCold page, sequential, the standards cache emptied before each request, "
           f"interleaved with the service's answer alone ({COLD_REQUESTS} each):")  # fmt: skip
