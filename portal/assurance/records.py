@@ -251,7 +251,24 @@ class PassportRequest(Record, kw_only=True):
     zon_test_result: str | None = wire("ZONTestResult")
 
 
-class CropPassport(Record, kw_only=True):
+class AssuranceClaim:
+    """What a membership and a passport made for it share: an assurance claim's `status` and
+    the certificate's `expiry_date`."""
+
+    __slots__ = ()
+
+    @property
+    def is_valid(self) -> bool:
+        """Whether the service gives the claim a valid status (Valid, or Grace)."""
+        return self.status in VALID_STATUSES
+
+    @property
+    def has_expired(self) -> bool:
+        """Whether the certificate's expiry has passed."""
+        return self.expiry_date is not None and self.expiry_date <= datetime.now(UTC)
+
+
+class CropPassport(Record, AssuranceClaim, kw_only=True):
     root: ClassVar[str] = "CropPassport"
     short_code: str | None = wire("ShortCode")
     membership_guid: str | None = wire("MembershipGUID")
@@ -308,7 +325,7 @@ class Site(Record, kw_only=True):
     stores: list[Store] = wire_list("Stores")
 
 
-class Membership(Record, kw_only=True):
+class Membership(Record, AssuranceClaim, kw_only=True):
     root: ClassVar[str] = "Item"
     membership_guid: str | None = wire("MembershipGUID")
     membership_number: str | None = wire("MembershipNumber")
@@ -319,15 +336,6 @@ class Membership(Record, kw_only=True):
     expiry_date: WireDateTime | None = wire("ExpiryDate")
     enterprises: str | None = wire("Enterprises")
     sites: list[Site] = wire_list("Sites")
-
-    @property
-    def is_valid(self) -> bool:
-        return self.status in VALID_STATUSES
-
-    @property
-    def has_expired(self) -> bool:
-        """Whether the certificate's expiry has passed."""
-        return self.expiry_date is not None and self.expiry_date <= datetime.now(UTC)
 
 
 class Authorisation(Record, kw_only=True):

@@ -48,10 +48,16 @@ def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
     return render(request, "jobs/job.html", {"job": job})
 
 
-def progress_fragment(request: HttpRequest, job: Job) -> HttpResponse:
-    """The job's progress fragment; status 286 once it has ended, which stops htmx polling."""
+def progress_fragment(
+    request: HttpRequest,
+    job: Job,
+    template: str = "jobs/progress.html",
+    context: dict | None = None,
+) -> HttpResponse:
+    """The job's progress fragment (or another page's fragment of it, with its `context`);
+    status 286 once the job has ended, which stops htmx polling."""
     status = HTMX_STOP_POLLING if job.has_ended else 200
-    return render(request, "jobs/progress.html", {"job": job}, status=status)
+    return render(request, template, {"job": job, **(context or {})}, status=status)
 
 
 @require_POST

@@ -137,13 +137,15 @@ class PassportForm(forms.Form):
     def __init__(self, *args: Any, memberships: list[records.Membership], **kwargs: Any) -> None:
         super().__init__(*args, label_suffix="", **kwargs)
         self.memberships = memberships
-        usable = [m for m in memberships if is_usable(m)]
+        # A passport can be made for a membership whose claim the service says is valid now: a
+        # certificate in its grace period, past its expiry, still counts.
+        usable = [m for m in memberships if m.is_valid]
         self.fields["membership"].choices = [(m.membership_guid, m.business_name) for m in usable]
         self.chosen_membership = _by_guid(usable, "membership_guid", self._value("membership"))
         if self.chosen_membership is None and len(usable) == 1:
             self.chosen_membership = usable[0]
             self.initial.setdefault("membership", usable[0].membership_guid)
-        sites = self.chosen_membership.sites if self.chosen_membership else []
+        sites = self.sites
         self.fields["site"].choices = [(s.site_guid, s.site_name or s.address) for s in sites]
         self.chosen_site = _by_guid(sites, "site_guid", self._value("site"))
         if self.chosen_site is None and len(sites) == 1:
@@ -171,7 +173,7 @@ class PassportForm(forms.Form):
 
     def membership_options(self) -> list[Option]:
         chosen = self.chosen_membership
-        return [Option(m, is_usable(m), m is chosen) for m in self.memberships]
+        return [Option(m, m.is_valid, m is chosen) for m in self.memberships]
 
     def site_options(self) -> list[Option]:
         return [Option(s, True, s is self.chosen_site) for s in self.sites]
@@ -179,7 +181,7 @@ class PassportForm(forms.Form):
     @property
     def can_create(self) -> bool:
         """Whether any of the user's memberships can have a passport now."""
-        return any(is_usable(m) for m in self.memberships)
+        return any(m.is_valid for m in self.memberships)
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -232,12 +234,6 @@ class Option:
     record: Any
     usable: bool
     checked: bool
-
-
-def is_usable(membership: records.Membership) -> bool:
-    """Whether a passport can be made for `membership`: its claim is valid now, by the status
-    the service gives it (a certificate in its grace period, past its expiry, still counts)."""
-    return membership.is_valid
 
 
 def _by_guid[T](items: list[T], attribute: str, guid: str | None) -> T | None:

@@ -35,7 +35,7 @@ class LeaveOutLookUps(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         request = getattr(record, "request", None)
-        return not getattr(request, "path", "").startswith(reverse("passports:lookup"))
+        return not getattr(request, "path", "").startswith(_lookup_path())
 
 
 def masked_path(path: str) -> str:

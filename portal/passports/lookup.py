@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.cache import cache
@@ -50,14 +49,11 @@ class Verdict:
         """The claim is valid now: the service gave the passport, its status is Valid or Grace,
         and its expiry (if it gave one) has not passed."""
         passport = self.passport
-        if passport is None or passport.status not in records.VALID_STATUSES:
-            return False
-        return passport.expiry_date is None or passport.expiry_date > datetime.now(UTC)
+        return passport is not None and passport.is_valid and not passport.has_expired
 
     @property
     def has_expired(self) -> bool:
-        expiry = self.passport.expiry_date if self.passport else None
-        return expiry is not None and expiry <= datetime.now(UTC)
+        return self.passport is not None and self.passport.has_expired
 
     @property
     def seconds_since_asked(self) -> int:

@@ -66,11 +66,6 @@ def sheet(passport: records.CropPassport) -> Sheet:
     )
 
 
-def claim_is_valid(passport: records.CropPassport) -> bool:
-    """The claim as the service checked it when the passport was made: Valid or Grace."""
-    return passport.status in records.VALID_STATUSES
-
-
 def _collection(passport: records.CropPassport) -> list[Row]:
     rows = [
         _row("Business name", passport.business_name),

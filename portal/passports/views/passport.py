@@ -16,19 +16,19 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import HTMX_STOP_POLLING, HttpResponseClientRedirect
+from django_htmx.http import HttpResponseClientRedirect
 
 from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import StatusNotValid
 from portal.jobs.models import Job
-from portal.jobs.views import result_response
+from portal.jobs.views import progress_fragment, result_response
 from portal.lib.htmx import wants_fragment
 from portal.passports import codes, contacts, pdfs
 from portal.passports.lookup import Verdict
 from portal.passports.models import Passport
 from portal.passports.qr import qr_svg
-from portal.passports.sheet import claim_is_valid, sheet
+from portal.passports.sheet import sheet
 from portal.service import client
 
 TEMPLATE = "passports/passport.html"
@@ -120,7 +120,6 @@ def _page(request: HttpRequest, short_code: str, found: records.CropPassport) ->
         "short_code": short_code,
         "groups": [first, second],
         "spelt": ", ".join(" ".join(group) for group in (first, second)),
-        "claim_valid": claim_is_valid(found),
         "sheet": sheet(found),
         "look_up": look_up,
         "qr": qr_svg(look_up, f"QR code of the passport's look-up address, {look_up}"),
@@ -128,10 +127,7 @@ def _page(request: HttpRequest, short_code: str, found: records.CropPassport) ->
 
 
 def _pdf_fragment(request: HttpRequest, short_code: str, job: Job) -> HttpResponse:
-    """Status 286 once the job has ended, which stops htmx polling."""
-    status = HTMX_STOP_POLLING if job.has_ended else 200
-    context = {"short_code": short_code, "job": job}
-    return render(request, PDF_FRAGMENT, context, status=status)
+    return progress_fragment(request, job, PDF_FRAGMENT, {"short_code": short_code})
 
 
 def _to_page(request: HttpRequest, short_code: str) -> HttpResponse:
