@@ -214,7 +214,7 @@ def _spawn(command: list[str], env: Mapping[str, str], output: IO | None) -> sub
     return subprocess.Popen(
         [sys.executable, *command], cwd=ROOT, env=env,
         stdout=output, stderr=subprocess.STDOUT if output else None,
-        preexec_fn=_stop_with_parent,
+        preexec_fn=stop_with_parent,
     )  # fmt: skip
 
 
@@ -246,8 +246,9 @@ if sys.platform == "linux":
     # the one call.
     _prctl = ctypes.CDLL(None, use_errno=True).prctl
 
-    def _stop_with_parent() -> None:
+    def stop_with_parent() -> None:
+        """For a child's `preexec_fn`: it is sent SIGTERM when this process dies."""
         _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 else:
-    _stop_with_parent = None
+    stop_with_parent = None

@@ -22,8 +22,7 @@ import string
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.machinery import SourceFileLoader
 from pathlib import Path
@@ -35,6 +34,7 @@ import urllib3
 
 from scripts import servers
 from scripts.servers import LOOPBACK, ROOT, free_port
+from tests.services import PrivateRedis, answers, wait_for
 
 NGINX = "/usr/sbin/nginx"
 TEMPLATE = ROOT / "deploy" / "nginx" / "portal.conf.template"
@@ -52,14 +52,6 @@ OWN_NAMES = {"DEBUG", "SECRET_KEY", "DATABASE_URL", "REDIS_URL", "ALLOWED_HOSTS"
              "DJANGO_SETTINGS_MODULE"}  # fmt: skip
 
 urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
-
-
-def wait_for(condition: Callable[[], object], what: str, seconds: float = START_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"Waited {seconds:g} s for {what}")
-        time.sleep(0.1)
 
 
 def tail(path: Path, characters: int = 4000) -> str:
@@ -95,7 +87,7 @@ class Process:
         with self.log.open("a") as output:
             self.process = subprocess.Popen(
                 self.command, cwd=ROOT, env=dict(self.env), stdout=output,
-                stderr=subprocess.STDOUT, preexec_fn=servers._stop_with_parent,
+                stderr=subprocess.STDOUT, preexec_fn=servers.stop_with_parent,
             )  # fmt: skip
 
     @property
@@ -111,39 +103,6 @@ class Process:
         """SIGTERM, as systemd stops a unit; SIGKILL if it has not stopped in time."""
         if self.process is not None:
             servers.stop(self.process, self.stop_seconds)
-
-
-@dataclass
-class RedisServer:
-    """A Redis of the deployment's own, keeping nothing on disk."""
-
-    port: int
-    folder: Path
-    process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://{LOOPBACK}:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", LOOPBACK, "--save", "",
-             "--appendonly", "no", "--dir", str(self.folder)],
-            stdout=subprocess.DEVNULL, preexec_fn=servers._stop_with_parent,
-        )  # fmt: skip
-        wait_for(lambda: _connects(self.port), "Redis to answer", 20)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            servers.stop(self.process)
-
-
-def _connects(port: int) -> bool:
-    try:
-        with socket.create_connection((LOOPBACK, port), timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 class Forwarder:
@@ -270,7 +229,7 @@ class Deployment:
     admin_url: str  # the server's maintenance database, to drop the deployment's own
     database_name: str
     forwarder: Forwarder
-    redis: RedisServer
+    redis: PrivateRedis
     sandbox: servers.Server | None = None
     portals: list[Process] = field(default_factory=list)
     portal_ports: list[int] = field(default_factory=list)
@@ -383,7 +342,7 @@ class Deployment:
         self.nginx.start()
         for n, port in enumerate(self.portal_ports):
             self.wait_for_portal(self.portals[n], port)
-        wait_for(lambda: _connects(self.https_port), "nginx to listen", 20)
+        wait_for(lambda: answers(f"//{LOOPBACK}:{self.https_port}", 443), "nginx to listen", 20)
         self.nginx.check_running()
         self.wait_until_ready()
 
@@ -545,7 +504,7 @@ def start_deployment(folder: Path) -> Deployment:
         admin_url=admin,
         database_name=name,
         forwarder=forwarder,
-        redis=RedisServer(free_port(), folder),
+        redis=PrivateRedis(free_port(), folder),
     )
     try:
         deployment.start()

@@ -18,14 +18,11 @@ from django.core.management.base import CommandError
 
 from portal.assurance.client import AssuranceClient, CallReport
 from portal.service import call_reported
-from sandbox.ids import guid_for
+from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE
 
 CROPS = "Combinable Crops and Sugar Beet"
 DEMO_SHORT_CODE = "7KXM4QHT2W"
 GROWER, GROWER_PASSWORD = "grower", "grower-demo-pass"
-HOLLOWFIELD = guid_for("membership:hollowfield")
-HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
-MAIN_STORE = guid_for("store:main-store")
 
 
 class Run:

@@ -15,6 +15,7 @@ import requests
 from portal.assurance import records
 from portal.assurance.codec import Format, decode, encode
 from sandbox.ids import guid_for
+from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM
 
 TIMEOUT = 30
 # An address of this module's own (X-Forwarded-For), so no other module's lockout reaches it.
@@ -22,8 +23,6 @@ ADDRESS = "192.0.2.14"
 # Logins that fail count against their address: they come from another one.
 LOGIN_ADDRESS = "192.0.2.15"
 FORMATS = [pytest.param(Format.JSON, id="json"), pytest.param(Format.XML, id="xml")]
-HOLLOWFIELD = guid_for("membership:hollowfield")
-HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
 DEMO_SHORT_CODE = "7KXM4QHT2W"
 PDF = "application/pdf"
 

@@ -15,6 +15,22 @@ import requests
 from portal.assurance import records
 from portal.assurance.codec import Format, decode, encode
 from sandbox.ids import display_short_code, guid_for
+from tests.demo import (
+    COLDHARBOUR,
+    COLDHARBOUR_SITE,
+    FLAT_STORE,
+    GRANGE_BINS,
+    HOLLOWFIELD,
+    HOLLOWFIELD_FARM,
+    MAIN_STORE,
+    MARSH_END,
+    OAKHURST,
+    OAKHURST_SITE,
+    RIDGEWAY,
+    RIDGEWAY_SITE,
+    WENHAM,
+    WENHAM_SITE,
+)
 
 TIMEOUT = 30
 # An address of this module's own (X-Forwarded-For), so no other module's lockout reaches it.
@@ -26,20 +42,6 @@ SHORT_CODE = re.compile(r"[2-9A-HJKMNP-Z]{8,12}")
 DEMO_SHORT_CODE = "7KXM4QHT2W"
 GRACE = timedelta(days=30)
 
-HOLLOWFIELD = guid_for("membership:hollowfield")
-HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
-MARSH_END = guid_for("site:marsh-end")
-MAIN_STORE = guid_for("store:main-store")
-FLAT_STORE = guid_for("store:flat-store")
-WENHAM = guid_for("membership:wenham-grange")
-WENHAM_SITE = guid_for("site:wenham-grange")
-GRANGE_BINS = guid_for("store:grange-bins")
-OAKHURST = guid_for("membership:oakhurst")
-OAKHURST_SITE = guid_for("site:oakhurst")
-COLDHARBOUR = guid_for("membership:coldharbour")
-COLDHARBOUR_SITE = guid_for("site:coldharbour")
-RIDGEWAY = guid_for("membership:ridgeway")
-RIDGEWAY_SITE = guid_for("site:ridgeway")
 
 SECTION_1 = dict(
     crop_type="Wheat",

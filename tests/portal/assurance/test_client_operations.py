@@ -35,8 +35,16 @@ from portal.assurance.errors import (
     StatusNotValid,
     ValidationFailed,
 )
-from sandbox.ids import guid_for
 from tests.conftest import Sandbox, start_sandbox, stop_sandbox
+from tests.demo import (
+    COLDHARBOUR,
+    COLDHARBOUR_SITE,
+    HOLLOWFIELD,
+    HOLLOWFIELD_FARM,
+    MAIN_STORE,
+    OAKHURST,
+    OAKHURST_SITE,
+)
 
 FORMATS = [pytest.param(Format.JSON, id="json"), pytest.param(Format.XML, id="xml")]
 CROPS = "Combinable Crops and Sugar Beet"
@@ -48,14 +56,7 @@ GROWER, GROWER_EMAIL, GROWER_PASSWORD = "grower", "grower@example.com", "grower-
 LAPSED, LAPSED_PASSWORD = "lapsed", "lapsed-demo-pass"
 WRONG_PASSWORD = "not-the-grower-password"
 
-HOLLOWFIELD = guid_for("membership:hollowfield")
-HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
 HOLLOWFIELD_FARM_ADDRESS = "Hollowfield Farm, Long Lane, Little Wenham, Ipswich, Suffolk, IP7 6QW"
-MAIN_STORE = guid_for("store:main-store")
-OAKHURST = guid_for("membership:oakhurst")
-OAKHURST_SITE = guid_for("site:oakhurst")
-COLDHARBOUR = guid_for("membership:coldharbour")
-COLDHARBOUR_SITE = guid_for("site:coldharbour")
 
 MONTH_AND_A_DAY = 31 * 24 * 3600
 

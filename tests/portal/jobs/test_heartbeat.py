@@ -18,21 +18,20 @@ from portal import logs
 from portal.env import database_label
 from portal.jobs.models import Job
 from tests.portal.jobs.test_worker import (
-    Redis,
     Worker,
     _test_database_url,
     pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
     redis_server,  # noqa: F401 (a fixture)
     start,
     state_of,
-    wait_for,
 )
+from tests.services import PrivateRedis, wait_for
 
 LIMIT = 3  # seconds: the heartbeat's freshness, shortened
 
 
 @pytest.fixture
-def shared_cache(settings, redis_server: Redis) -> None:  # noqa: F811
+def shared_cache(settings, redis_server: PrivateRedis) -> None:  # noqa: F811
     """This process's cache is the worker's: its Redis, under the test database's key prefix,
     compressed as the settings have it."""
     settings.CACHES = {

@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -27,6 +27,7 @@ from tests.portal.jobs.conftest import files_in
 from tests.portal.jobs.kinds import KIND
 from tests.portal.jobs.test_running import crops_references, rows_of
 from tests.portal.standards.helpers import CROPS
+from tests.services import PrivateRedis, wait_for
 
 pytestmark = [
     pytest.mark.slow,
@@ -44,47 +45,10 @@ TIME_LIMIT, VISIBILITY_TIMEOUT = 6, 8
 WAIT_SECONDS = 90
 
 
-@dataclass
-class Redis:
-    port: int
-    folder: Path
-    process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.folder)],
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
-        wait_for(lambda: _answers(self.port), "Redis to answer")
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.kill()
-        self.process.wait(10)
-
-
-def _answers(port: int) -> bool:
-    return subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True,
-                          check=False).stdout.strip() == b"PONG"  # fmt: skip
-
-
-def wait_for(condition: Callable[[], object], what: str, seconds: float = WAIT_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"Waited {seconds} s for {what}")
-        time.sleep(0.05)
-
-
 @pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[Redis]:
+def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
     """A Redis of the test's own, on a free port, keeping nothing on disk."""
-    server = Redis(free_port(), tmp_path)
+    server = PrivateRedis(free_port(), tmp_path)
     server.start()
     broker_before = app.conf.broker_url
     _send_to(server.url)  # this process sends its jobs there too

@@ -1,21 +1,21 @@
-"""Passports made at the sandbox for the look-up's tests (unit and browser alike)."""
+"""What the passport tests share: passports made at the sandbox (for unit and browser tests
+alike), the sandbox's data changed for a test, and the words of a page."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
+from html import unescape
 
 from portal import service
 from portal.assurance import records
 from portal.assurance.client import BearerToken
 from portal.passports import codes
-from sandbox.ids import guid_for
 from tests.conftest import Sandbox
-
-WENHAM = guid_for("membership:wenham-grange")
-WENHAM_SITE = guid_for("site:wenham-grange")
+from tests.demo import WENHAM, WENHAM_SITE
 
 
 def grower_creates(request: records.PassportRequest) -> records.CropPassport:
@@ -88,3 +88,9 @@ def no_longer_a_contact(sandbox: Sandbox, membership_guid: str, username: str) -
                     "VALUES (?, ?)",
                     [membership_id, account_id],
                 )
+
+
+def text(response) -> str:
+    """The page's words, tags removed and spaces folded."""
+    html = re.sub(r"<[^>]+>", " ", response.content.decode())
+    return " ".join(unescape(html).split())

@@ -4,9 +4,7 @@ elsewhere"); and the demo users as signed-in test clients."""
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
-from html import unescape
 
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -14,13 +12,9 @@ from django.test import Client
 from portal.assurance import records
 from portal.passports import codes
 from portal.passports.models import Passport
-from sandbox.ids import guid_for
+from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE, WENHAM, WENHAM_SITE
 from tests.portal.accounts.helpers import sign_in
-from tests.portal.passports.helpers import WENHAM, WENHAM_SITE, grower_creates
-
-HOLLOWFIELD = guid_for("membership:hollowfield")
-HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
-MAIN_STORE = guid_for("store:main-store")
+from tests.portal.passports.helpers import grower_creates
 
 # Section 1 with some of its optional values, and sections 4 and 5 in full.
 SOME_OF_THE_LOAD = records.PassportRequest(
@@ -78,9 +72,3 @@ def signed_in(username: str) -> Client:
     client = Client()
     assert sign_in(client, username).status_code == 302
     return client
-
-
-def text(response) -> str:
-    """The page's words, tags removed and spaces folded."""
-    html = re.sub(r"<[^>]+>", " ", response.content.decode())
-    return " ".join(unescape(html).split())

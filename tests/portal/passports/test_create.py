@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import timedelta
-from html import unescape
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -20,24 +19,17 @@ from portal.assurance import codec
 from portal.jobs.models import Job
 from portal.passports.models import Passport
 from portal.passports.views import create as create_view
-from sandbox.ids import guid_for
+from tests.demo import (
+    HOLLOWFIELD,
+    HOLLOWFIELD_FARM,
+    MAIN_STORE,
+    MARSH_END,
+    WENHAM_SITE,
+)
 from tests.portal.accounts.helpers import sign_in
+from tests.portal.passports.helpers import text
 
 pytestmark = pytest.mark.django_db
-
-HOLLOWFIELD = guid_for("membership:hollowfield")
-HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
-MARSH_END = guid_for("site:marsh-end")
-MAIN_STORE = guid_for("store:main-store")
-FLAT_STORE = guid_for("store:flat-store")
-WENHAM = guid_for("membership:wenham-grange")
-WENHAM_SITE = guid_for("site:wenham-grange")
-
-
-def text(response) -> str:
-    """The page's words, tags removed and spaces folded."""
-    html = re.sub(r"<[^>]+>", " ", response.content.decode())
-    return " ".join(unescape(html).split())
 
 
 def submission_of(response) -> str:
@@ -161,6 +153,14 @@ def test_empty_optional_fields_are_left_out_of_the_request(grower):
     assert record.don_risk_assessment_result is None
 
 
+def first_still_being_made(form: dict, **fields: object) -> Passport:
+    """The row a first sending of `form` writes before it asks the service (no short code)."""
+    return Passport.objects.create(
+        submission=form["submission"], membership_guid=HOLLOWFIELD, site_guid=HOLLOWFIELD_FARM,
+        made_by=get_user_model().objects.get(username="grower"), **fields,
+    )  # fmt: skip
+
+
 def test_the_same_form_sent_twice_makes_one_passport(grower):
     form = filled(grower)
     first = grower.post("/passports/new", form)
@@ -171,10 +171,7 @@ def test_the_same_form_sent_twice_makes_one_passport(grower):
 
 def test_a_second_submission_waits_for_the_first_still_being_made(grower, monkeypatch):
     form = filled(grower)
-    in_flight = Passport.objects.create(
-        submission=form["submission"], membership_guid=HOLLOWFIELD, site_guid=HOLLOWFIELD_FARM,
-        made_by=get_user_model().objects.get(username="grower"),
-    )  # fmt: skip
+    in_flight = first_still_being_made(form)
     waits = []
 
     def first_request_answered_meanwhile(seconds: float) -> None:
@@ -191,10 +188,7 @@ def test_a_second_submission_waits_for_the_first_still_being_made(grower, monkey
 
 def test_a_second_submission_goes_on_when_the_first_failed_meanwhile(grower, monkeypatch):
     form = filled(grower)
-    in_flight = Passport.objects.create(
-        submission=form["submission"], membership_guid=HOLLOWFIELD, site_guid=HOLLOWFIELD_FARM,
-        made_by=get_user_model().objects.get(username="grower"),
-    )  # fmt: skip
+    in_flight = first_still_being_made(form)
     monkeypatch.setattr(
         create_view.time, "sleep", lambda seconds: Passport.objects.filter(pk=in_flight.pk).delete()
     )
@@ -205,11 +199,7 @@ def test_a_second_submission_goes_on_when_the_first_failed_meanwhile(grower, mon
 
 def test_a_submission_abandoned_by_a_process_that_died_is_made_by_the_next(grower, monkeypatch):
     form = filled(grower)
-    Passport.objects.create(
-        submission=form["submission"], membership_guid=HOLLOWFIELD, site_guid=HOLLOWFIELD_FARM,
-        made_by=get_user_model().objects.get(username="grower"),
-        created=timezone.now() - timedelta(minutes=5),
-    )  # fmt: skip
+    first_still_being_made(form, created=timezone.now() - timedelta(minutes=5))
     monkeypatch.setattr(create_view.time, "sleep", lambda seconds: pytest.fail("it waited"))
     response = grower.post("/passports/new", form)
     assert response.status_code == 303

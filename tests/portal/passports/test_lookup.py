@@ -8,7 +8,6 @@ import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from html import unescape
 from types import SimpleNamespace
 
 import pytest
@@ -17,18 +16,15 @@ from django.test import Client
 from portal import service
 from portal.assurance import records
 from portal.passports import codes, lookup
-from sandbox.ids import guid_for
 from tests.conftest import Sandbox
+from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE
 from tests.portal.accounts.helpers import upstream_calls
-from tests.portal.passports.helpers import grower_creates, suspended_after_it_was_made
+from tests.portal.passports.helpers import grower_creates, suspended_after_it_was_made, text
 
 pytestmark = pytest.mark.django_db
 
 DEMO = "7KXM4-QHT2W"
 UNKNOWN = "ABCDE-FGHJK"
-HOLLOWFIELD = guid_for("membership:hollowfield")
-HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
-MAIN_STORE = guid_for("store:main-store")
 
 
 @pytest.fixture
@@ -36,12 +32,6 @@ def visitor(client: Client, upstream_sandbox, client_address: str) -> Client:
     """Someone without an account, from an address of the test's own."""
     client.defaults["REMOTE_ADDR"] = client_address
     return client
-
-
-def text(response) -> str:
-    """The page's words, tags removed and spaces folded."""
-    html = re.sub(r"<[^>]+>", " ", response.content.decode())
-    return " ".join(unescape(html).split())
 
 
 def lookups(calls) -> int:

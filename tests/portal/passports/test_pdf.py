@@ -15,12 +15,12 @@ from django_htmx.http import HTMX_STOP_POLLING
 from portal.jobs import running
 from portal.jobs.models import Job
 from portal.passports import pdfs
-from tests.portal.passports.helpers import WENHAM, no_longer_a_contact, suspended
+from tests.demo import WENHAM
+from tests.portal.passports.helpers import no_longer_a_contact, suspended, text
 from tests.portal.passports.made import (
     made_elsewhere,
     made_here,
     signed_in,
-    text,
     wenham_made_here,
 )
 
