@@ -11,7 +11,7 @@ client and times, in turn and in the same run:
   `weasyprint.HTML(html, base_url=static).write_pdf()` of the same HTML with the same
   stylesheet (target: at most 1.3 times as long);
 - the reading of the whole scheme (`exports.whole_scheme`, every section from the warm cache and
-  its points arranged) with a job's progress bookkeeping (`running.ProgressRecorder` writing its
+  its points arranged) with a job's progress bookkeeping (`tasks.ProgressRecorder` writing its
   counts to the job's row) against the same with none (target: at most 1.05 times as long).
 
 Then it starts a Celery worker (one process, on Redis database 14 and the temporary database)
@@ -94,7 +94,7 @@ def pdf_and_bookkeeping(token: str) -> tuple[list[list[str]], list[Target]]:
     from django.test.utils import override_settings
 
     from portal.assurance.client import BearerToken
-    from portal.jobs.running import ProgressRecorder
+    from portal.jobs.tasks import ProgressRecorder
     from portal.standards import exports
 
     grower = BearerToken(token)
@@ -164,7 +164,7 @@ def worker_memory(sandbox, directory: Path) -> list[int]:
 
     from portal.accounts import credentials
     from portal.jobs.models import Job
-    from portal.jobs.tasks import run_job
+    from portal.standards.tasks import scheme_pdf
 
     env = {**os.environ, "ASSURANCE_BASE_URL": sandbox.url}
     worker = servers.start_worker(env, concurrency=1, log=directory / "worker.log")
@@ -174,10 +174,10 @@ def worker_memory(sandbox, directory: Path) -> list[int]:
         peaks = []
         for n in range(EXPORTS):
             job = Job.objects.create(
-                kind="scheme-export-pdf", owner=owner, title=f"Bench export {n + 1}",
+                kind=scheme_pdf.name, owner=owner, title=f"Bench export {n + 1}",
                 params={"stage": "live", "scheme_guid": SCHEME_GUID}, credential=token,
             )  # fmt: skip
-            run_job.delay(job.pk)
+            scheme_pdf.delay(job.pk)
             peaks.append(peak_while_running(job, worker.pid))
         return peaks
     finally:

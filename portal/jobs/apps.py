@@ -1,7 +1,13 @@
 from django.apps import AppConfig
+from django.utils.module_loading import autodiscover_modules
 
 
 class JobsConfig(AppConfig):
     name = "portal.jobs"
     label = "jobs"
     verbose_name = "Jobs"
+
+    def ready(self) -> None:
+        # Every app's kinds of job (its tasks module) in Celery's registry in every process,
+        # not only in workers: a page finds a job's task by its kind (Job.task).
+        autodiscover_modules("tasks")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+from celery import current_app
+from celery.app.task import Task
 from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.db import models
@@ -17,6 +21,11 @@ def result_storage() -> Storage:
 def result_path(job: Job, filename: str) -> str:
     """One name for each job, so that a job that runs again overwrites its file."""
     return f"jobs/{job.pk}/result"
+
+
+def expiry(ended: datetime) -> datetime:
+    """When a job that ended at `ended` is removed, with its file."""
+    return ended + timedelta(days=settings.PORTAL_JOB_RESULT_DAYS)
 
 
 class Job(models.Model):
@@ -59,6 +68,18 @@ class Job(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.state})"
+
+    @property
+    def task(self) -> Task | None:
+        """The Celery task that runs jobs of this kind (portal.jobs.tasks.JobTask), or None
+        for a kind this portal no longer has."""
+        return current_app.tasks.get(self.kind)
+
+    @property
+    def shown(self) -> str:
+        """What a page shows of the job's progress, in short: a fragment that shows this has
+        nothing new to show (portal.jobs.views.progress_fragment answers 204)."""
+        return f"{self.state}.{self.done}.{self.total}"
 
     @property
     def has_ended(self) -> bool:

@@ -1,28 +1,225 @@
-"""The Celery tasks: one that runs any job (its message holds only the job's id), and the
-periodic sweep that Celery beat runs."""
+"""The worker's side of jobs: the base task every kind of job runs on, and the periodic sweep.
+
+A kind of job is a Celery task on `JobTask`, named by the kind (Celery is the registry: a job's
+`kind` is its task's name). The task's function does the work and returns the file it made (or
+None, for a job whose work is all it does):
+
+    @shared_task(base=JobTask, name="scheme-export-csv")
+    def scheme_csv(job: Job, credentials: Credentials, progress: Progress) -> ResultFile: ...
+
+It acts with `credentials` (the token of the user who asked, kept encrypted on the job's row and
+blanked once the job ends), calls `progress(done, total)` as it goes, and may raise the
+service's errors (AuthenticationRequired stops the job until its owner signs in again) or
+WorkFailed with a message that tells its owner why it cannot be made. The task's message holds
+only the job's id; JobTask claims the job, runs the work, and finishes or fails it. A job runs
+again from the start if its worker died in it: its file is written whole, under the job's one
+name, so that a second run replaces rather than adds.
+
+Views start jobs with portal.jobs.actions, which never imports this module.
+"""
 
 from __future__ import annotations
 
+import logging
+import time
+from dataclasses import dataclass
 from datetime import timedelta
+from typing import IO, Any, Protocol
 
-from celery import Task, shared_task
+import redis
+from celery import shared_task
+from celery.contrib.django.task import DjangoTask
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.core.files.base import ContentFile, File
+from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from portal.jobs import running
-from portal.jobs.models import Job
+from portal.accounts import credentials
+from portal.assurance.client import BearerToken
+from portal.assurance.errors import AuthenticationRequired
+from portal.jobs.models import Job, expiry
 
+log = logging.getLogger(__name__)
+
+SIGN_IN_AGAIN = "Sign in again to finish this"
+# Our own parts out of reach for a moment (Redis restarting, the database failing over): the
+# job is tried again later rather than failed.
+PASSING_TROUBLES = (redis.ConnectionError, redis.TimeoutError, OperationalError, InterfaceError)
 # Sending a job again while Redis restarts: keep trying for about a minute.
 SEND_AGAIN_POLICY = {"max_retries": 30, "interval_start": 1, "interval_step": 1, "interval_max": 2}
+PROGRESS_EVERY_SECONDS = 0.5  # the most often a job's counts are written
 
 
-@shared_task(name="portal.jobs.tasks.run_job", bind=True, max_retries=30,
-             acks_late=True, reject_on_worker_lost=True)  # fmt: skip
-def run_job(self: Task, job_id: int) -> None:
+@dataclass(frozen=True, slots=True)
+class ResultFile:
+    """The file a job made: what the download is called, its type, and its bytes (or an open
+    file, read from its start, for a file too large to hold in memory). `note` is said on the
+    job's page beside the download."""
+
+    name: str
+    content_type: str
+    content: bytes | IO[bytes]
+    note: str = ""
+
+
+class JobCancelled(Exception):
+    """Raised by `progress` when the job's owner has cancelled it: the work stops there."""
+
+
+class WorkFailed(Exception):
+    """Raised by a kind's work that cannot be done, with a message for the job's owner: the
+    job fails with it (and may be retried), rather than with the general one."""
+
+
+class Progress(Protocol):
+    def __call__(self, done: int, total: int) -> None:
+        """Records that `done` of `total` steps are done; raises JobCancelled if the job was
+        cancelled meanwhile."""
+
+
+class JobTask(DjangoTask):
+    """The base of every kind of job: claims the job, runs the task's function with the
+    owner's credentials and a progress recorder, and finishes or fails the job."""
+
+    acks_late = True
+    reject_on_worker_lost = True
+    max_retries = 30
+    # What the job's steps are, as its progress says them: "12 of 30 made".
+    counted = "done"
+
+    def __call__(self, job_id: int) -> None:
+        try:
+            self.run_job(job_id)
+        except JobCancelled:
+            return
+        except PASSING_TROUBLES as trouble:
+            raise self.retry(countdown=2, retry_policy=SEND_AGAIN_POLICY) from trouble
+
+    def run_job(self, job_id: int) -> None:
+        """Does the work of the job once: nothing if it has ended (a message delivered twice)."""
+        job = _claim(job_id)
+        if job is None:
+            return
+        token = credentials.decrypt(job.credential)
+        if not token:
+            _stop_for_sign_in(job)
+            return
+        try:
+            made = self.run(job, BearerToken(token), ProgressRecorder(job))
+        except (JobCancelled, *PASSING_TROUBLES):
+            raise
+        except AuthenticationRequired:
+            _stop_for_sign_in(job)
+        except WorkFailed as failure:
+            _fail(job, str(failure))
+        except SoftTimeLimitExceeded:
+            _fail(job, "This took too long and was stopped. Try again later.")
+        except Exception:
+            log.exception("Job %s failed", job_id)
+            _fail(job, "Something went wrong while making this. Try again.")
+        else:
+            _finish(job, made)
+
+    # What a kind may say of its jobs to the pages (portal.jobs.views), by overriding these.
+
+    def download_address(self, job: Job) -> str | None:
+        """Where the job's file is downloaded, if not at the job's own address: an address that
+        checks again that its owner may still have it (a passport's PDF, while they are a
+        contact of its membership)."""
+        return None
+
+    def outcome(self, job: Job) -> dict[str, Any] | None:
+        """What the job's page shows of what the job made, once it has ended, as the context
+        of the task's `outcome_template`; None for nothing more than its file."""
+        return None
+
+    outcome_template = ""
+
+
+def _claim(job_id: int) -> Job | None:
+    """The job, marked running, or None if it is not there to run."""
+    now = timezone.now()
+    with transaction.atomic():
+        job = Job.objects.select_for_update().filter(pk=job_id).first()
+        if job is None or job.state not in (Job.State.QUEUED, Job.State.RUNNING):
+            return None
+        job.state = Job.State.RUNNING
+        job.started = job.started or now
+        job.touched = now
+        job.save(update_fields=["state", "started", "touched"])
+    return job
+
+
+def _finish(job: Job, made: ResultFile | None) -> None:
+    if made is None:
+        _finish_without_file(job)
+        return
+    storage = job.result.storage
+    name = job.result.field.generate_filename(job, made.name)
+    storage.delete(name)  # a run before this one, cut short after it wrote its file
+    if isinstance(made.content, bytes):
+        content = ContentFile(made.content, name=made.name)
+    else:
+        content = File(made.content, name=made.name)
     try:
-        running.run(job_id)
-    except running.TryAgain as trouble:
-        raise self.retry(countdown=2, retry_policy=SEND_AGAIN_POLICY) from trouble
+        saved = storage.save(name, content)
+    finally:
+        content.close()
+    now = timezone.now()
+    finished = Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
+        state=Job.State.DONE, result=saved, result_name=made.name,
+        result_type=made.content_type, done=Greatest(F("done"), F("total")), credential="",
+        message=made.note[:300], finished=now, touched=now, expires=expiry(now),
+    )  # fmt: skip
+    if not finished:  # cancelled meanwhile: it keeps no file
+        storage.delete(saved)
+
+
+def _finish_without_file(job: Job) -> None:
+    now = timezone.now()
+    Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
+        state=Job.State.DONE, done=Greatest(F("done"), F("total")), credential="", message="",
+        finished=now, touched=now, expires=expiry(now),
+    )  # fmt: skip
+
+
+def _fail(job: Job, message: str, *, needs_sign_in: bool = False) -> None:
+    now = timezone.now()
+    Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
+        state=Job.State.FAILED, message=message[:300], needs_sign_in=needs_sign_in,
+        credential="", finished=now, touched=now, expires=expiry(now),
+    )  # fmt: skip
+
+
+def _stop_for_sign_in(job: Job) -> None:
+    _fail(job, SIGN_IN_AGAIN, needs_sign_in=True)
+
+
+class ProgressRecorder:
+    """`progress(done, total)` for a job's work: writes the counts at most every
+    PROGRESS_EVERY_SECONDS (and the last), never lower than before (a job run again counts
+    from the start), and raises JobCancelled once the job is no longer running."""
+
+    def __init__(self, job: Job) -> None:
+        self.job_id = job.pk
+        self.last_write = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last_write < PROGRESS_EVERY_SECONDS:
+            return
+        self.last_write = now
+        written = Job.objects.filter(pk=self.job_id, state=Job.State.RUNNING).update(
+            done=Greatest(F("done"), done), total=total, touched=timezone.now()
+        )
+        if not written:
+            raise JobCancelled()
+
+
+# --- the periodic sweep (Celery beat) -------------------------------------------------------------
 
 
 @shared_task(name="portal.jobs.tasks.sweep")
@@ -49,7 +246,11 @@ def send_lost_again() -> int:
     )
     lost = Job.objects.filter(state__in=(Job.State.QUEUED, Job.State.RUNNING),
                               touched__lt=quiet_since)  # fmt: skip
-    job_ids = list(lost.values_list("pk", flat=True))
-    for job_id in job_ids:
-        run_job.delay(job_id)
-    return len(job_ids)
+    sent = 0
+    for job in lost:
+        if job.task is None:
+            log.warning("Job %s is of no kind this worker knows (%s)", job.pk, job.kind)
+            continue
+        job.task.delay(job.pk)
+        sent += 1
+    return sent

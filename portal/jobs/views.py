@@ -1,7 +1,12 @@
 """A job's page and its progress fragment, the user's jobs, cancel, retry or resume, download.
 
-Only a job's owner sees it or its file: anyone else gets 404. A kind named in work.DOWNLOADS is
-downloaded at its app's address, which checks again that the owner may still have the file.
+Only a job's owner sees it or its file: anyone else gets 404. A kind whose task names a download
+address of its own (JobTask.download_address) is downloaded there, at an address that checks
+again that the owner may still have the file.
+
+The progress fragment is polled by htmx with what the page shows (`?shown=`, Job.shown): it is
+answered 204 while nothing has changed, so that nothing is swapped and a screen reader hears
+only changes, and 286 once the job has ended, which stops the polling.
 """
 
 from __future__ import annotations
@@ -18,9 +23,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HTMX_STOP_POLLING
 
-from portal.jobs import running
+from portal.jobs import actions
 from portal.jobs.models import Job
-from portal.jobs.work import DOWNLOADS
 from portal.lib.htmx import wants_fragment
 
 JOBS_LISTED = 100
@@ -45,7 +49,7 @@ def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
     job = _get_job_for_owner(request, job_id)
     if wants_fragment(request):
         return progress_fragment(request, job)
-    return render(request, "jobs/job.html", {"job": job})
+    return render(request, "jobs/job.html", progress_context(job))
 
 
 def progress_fragment(
@@ -54,10 +58,20 @@ def progress_fragment(
     template: str = "jobs/progress.html",
     context: dict | None = None,
 ) -> HttpResponse:
-    """The job's progress fragment (or another page's fragment of it, with its `context`);
-    status 286 once the job has ended, which stops htmx polling."""
+    """The job's progress fragment (or another page's fragment of it, with its `context`):
+    204 while the page already shows what there is to show, 286 once the job has ended."""
+    if not job.has_ended and request.GET.get("shown") == job.shown:
+        return HttpResponse(status=204)
     status = HTMX_STOP_POLLING if job.has_ended else 200
-    return render(request, template, {"job": job, **(context or {})}, status=status)
+    return render(request, template, progress_context(job) | (context or {}), status=status)
+
+
+def progress_context(job: Job) -> dict:
+    """What jobs/progress.html shows of `job`: its kind's outcome once it has ended."""
+    task = job.task
+    outcome = task.outcome(job) if task is not None and job.has_ended else None
+    return {"job": job, "outcome": outcome,
+            "outcome_template": task.outcome_template if outcome is not None else ""}  # fmt: skip
 
 
 @require_POST
@@ -65,7 +79,7 @@ def progress_fragment(
 @vary_on_headers("HX-Request")
 def cancel(request: HttpRequest, job_id: int) -> HttpResponse:
     job = _get_job_for_owner(request, job_id)
-    running.cancel(job)
+    actions.cancel(job)
     return _after_change(request, job)
 
 
@@ -75,7 +89,7 @@ def cancel(request: HttpRequest, job_id: int) -> HttpResponse:
 def resume(request: HttpRequest, job_id: int) -> HttpResponse:
     """Retry a failed job, or resume one whose sign-in had ended, with the current sign-in."""
     job = _get_job_for_owner(request, job_id)
-    running.resume(request, job)
+    actions.resume(request, job)
     return _after_change(request, job)
 
 
@@ -90,8 +104,9 @@ def _after_change(request: HttpRequest, job: Job) -> HttpResponse:
 @login_required
 def download(request: HttpRequest, job_id: int) -> HttpResponse:
     job = _get_job_for_owner(request, job_id)
-    if job.kind in DOWNLOADS:
-        return redirect(DOWNLOADS[job.kind](job))
+    address = job.task.download_address(job) if job.task is not None else None
+    if address:
+        return redirect(address)
     return result_response(job)
 
 

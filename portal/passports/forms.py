@@ -6,11 +6,23 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 
 from django import forms
-from django.core.validators import RegexValidator
+from django.conf import settings
+from django.core.validators import MaxValueValidator, RegexValidator
 
 from portal.assurance import codec, records
 from portal.assurance.errors import AssuranceError
-from portal.passports.lookup import TREATMENTS
+from portal.assurance.passport_fields import (
+    FIELDS,
+    LOAD,
+    MYCOTOXINS,
+    NONE_INDICATED,
+    PASSPORT_FIELDS,
+    TREATMENT,
+    TREATMENT_OPTIONS,
+    Kind,
+    requested,
+)
+from portal.passports import codes
 
 
 class LookUpForm(forms.Form):
@@ -35,15 +47,21 @@ def harvest_year_of(day: date) -> str:
 
 HARVEST_BEGINS = 7  # July
 CROPS = ("Wheat", "Barley", "Oats", "Oilseed rape", "Beans", "Peas", "Linseed", "Rye")
-TREATMENT_CHOICES = [("", "None indicated: leave it to complete by hand")] + [
-    (option, f"{option}: {text}") for option, text in TREATMENTS.items()
+TREATMENT_CHOICES = [("", f"{NONE_INDICATED}: leave it to complete by hand")] + [
+    (option, f"{option}: {text}") for option, text in TREATMENT_OPTIONS.items()
 ]
 NO_STORE = ("", "None: collected from the site")
 FOUR_DIGITS = "Enter the harvest year as four digits, for example 2026."
 TEXT = 200  # the longest text the service takes in a field
 
 
-def _text(label: str, help_text: str = "", **attrs: str) -> forms.CharField:
+def _label(name: str) -> str:
+    """The field's label, as the paper passport prints it."""
+    return FIELDS[name].label
+
+
+def _text(name: str, help_text: str = "", **attrs: str) -> forms.CharField:
+    label = _label(name)
     return forms.CharField(
         label=label, help_text=help_text, max_length=TEXT, required=False,
         widget=forms.TextInput(attrs=attrs),
@@ -51,7 +69,8 @@ def _text(label: str, help_text: str = "", **attrs: str) -> forms.CharField:
     )  # fmt: skip
 
 
-def _date(label: str, help_text: str = "") -> forms.DateField:
+def _date(name: str, help_text: str = "") -> forms.DateField:
+    label = _label(name)
     return forms.DateField(
         label=label, help_text=help_text, required=False,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
@@ -86,33 +105,35 @@ class PassportForm(forms.Form):
     )  # fmt: skip
 
     # Section 1: the load
-    crop_type = _text("Crop", "For example wheat or oilseed rape.", list="crops")
-    variety = _text("Variety")
-    store_or_bin_name = _text("Store or bin", "The store or bin the load comes out of.")
-    loading_date = _date("Loading date")
+    crop_type = _text("crop_type", "For example wheat or oilseed rape.", list="crops")
+    variety = _text("variety")
+    store_or_bin_name = _text("store_or_bin_name", "The store or bin the load comes out of.")
+    loading_date = _date("loading_date")
     harvest_year = forms.CharField(
-        label="Harvest year", max_length=4, required=False,
+        label=_label("harvest_year"), max_length=4, required=False,
         widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
         validators=[RegexValidator(r"^\d{4}$", FOUR_DIGITS)],
         error_messages={"max_length": FOUR_DIGITS},
     )  # fmt: skip
-    haulier_company_name = _text("Haulier", "The haulage company collecting the load.")
-    vehicle_registration = _text("Vehicle registration", autocapitalize="characters")
-    trailer_number = _text("Trailer number")
-    haulier_collection_ticket_no = _text("Collection ticket number", "As given by the haulier.")
+    haulier_company_name = _text("haulier_company_name",
+                                 "The haulage company collecting the load.")  # fmt: skip
+    vehicle_registration = _text("vehicle_registration", autocapitalize="characters")
+    trailer_number = _text("trailer_number")
+    haulier_collection_ticket_no = _text("haulier_collection_ticket_no",
+                                         "As given by the haulier.")  # fmt: skip
 
     # Section 4: post-harvest treatment
     post_harvest_treatment_option = forms.ChoiceField(
-        label="Which applies to this load?", choices=TREATMENT_CHOICES, required=False,
-        widget=forms.RadioSelect,
+        label=_label("post_harvest_treatment_option"), choices=TREATMENT_CHOICES,
+        required=False, widget=forms.RadioSelect, help_text="Tick one.",
     )  # fmt: skip
-    post_harvest_treatment_date = _date("Treatment date")
-    post_harvest_treatment_product = _text("Product used")
+    post_harvest_treatment_date = _date("post_harvest_treatment_date")
+    post_harvest_treatment_product = _text("post_harvest_treatment_product")
 
     # Section 5: mycotoxin risk
     don_risk_assessment_result = forms.DecimalField(
-        label="DON risk score", required=False, min_value=0, max_digits=8, decimal_places=2,
-        help_text="The score of the deoxynivalenol (DON) risk assessment.",
+        label=_label("don_risk_assessment_result"), required=False, min_value=0, max_digits=8,
+        decimal_places=2, help_text="The score of the deoxynivalenol (DON) risk assessment.",
         widget=forms.NumberInput(attrs={"inputmode": "decimal", "step": "any"}),
         error_messages={
             "invalid": "Enter the DON risk score as a number, for example 12.",
@@ -122,20 +143,26 @@ class PassportForm(forms.Form):
             "max_whole_digits": "Enter the DON risk score as a shorter number.",
         },
     )  # fmt: skip
-    don_test_date = _date("DON test date")
-    don_test_result = _text("DON test result", "For example “below 200 ppb”.")
-    zon_test_date = _date("ZON test date")
-    zon_test_result = _text("ZON test result", "For example “below 50 ppb”.")
+    don_test_date = _date("don_test_date")
+    don_test_result = _text("don_test_result", "For example “below 200 ppb”.")
+    zon_test_date = _date("zon_test_date")
+    zon_test_result = _text("zon_test_result", "For example “below 50 ppb”.")
 
-    LOAD = ("crop_type", "variety", "store_or_bin_name", "loading_date", "harvest_year",
-            "haulier_company_name", "vehicle_registration", "trailer_number",
-            "haulier_collection_ticket_no")  # fmt: skip
-    TREATMENT = ("post_harvest_treatment_date", "post_harvest_treatment_product")
-    MYCOTOXINS = ("don_risk_assessment_result", "don_test_date", "don_test_result",
-                  "zon_test_date", "zon_test_result")  # fmt: skip
+    # How many identical passports the form makes: more than one is a batch, made by a job.
+    loads = forms.IntegerField(
+        label="How many loads", initial=1, min_value=1, required=False,
+        help_text="One passport is made for each load, all with the details above, each with a "
+        "short code of its own.",
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )  # fmt: skip
+
+    LOAD = tuple(field.name for field in requested(LOAD))
+    TREATMENT = tuple(field.name for field in requested(TREATMENT) if field.kind != Kind.TREATMENT)
+    MYCOTOXINS = tuple(field.name for field in requested(MYCOTOXINS))
 
     def __init__(self, *args: Any, memberships: list[records.Membership], **kwargs: Any) -> None:
         super().__init__(*args, label_suffix="", **kwargs)
+        self._limit_loads(settings.PORTAL_BATCH_LIMIT)
         self.memberships = memberships
         # A passport can be made for a membership whose claim the service says is valid now: a
         # certificate in its grace period, past its expiry, still counts.
@@ -154,6 +181,18 @@ class PassportForm(forms.Form):
         stores = self.chosen_site.stores if self.chosen_site else []
         self.fields["store"].choices = [NO_STORE] + [(s.store_guid, s.store_name) for s in stores]
 
+    def _limit_loads(self, limit: int) -> None:
+        loads = self.fields["loads"]
+        loads.max_value = limit
+        loads.validators.append(MaxValueValidator(limit))
+        loads.widget.attrs.update(min="1", max=str(limit))
+        loads.error_messages.update({
+            "invalid": "Give the number of loads as a whole number, for example 12.",
+            "min_value": "Make at least one passport.",
+            "max_value": f"At most {limit} passports can be made at once: make the rest in "
+            "another batch.",
+        })  # fmt: skip
+
     def _value(self, name: str) -> str | None:
         """What the user chose for `name` so far: the data sent, or the form's starting value."""
         if self.is_bound:
@@ -170,6 +209,10 @@ class PassportForm(forms.Form):
             return uuid.UUID(self.cleaned_data["submission"])
         except ValueError:
             return uuid.uuid4()
+
+    def clean_loads(self) -> int:
+        """How many passports to make: one for a form that does not say."""
+        return self.cleaned_data["loads"] or 1
 
     def membership_options(self) -> list[Option]:
         chosen = self.chosen_membership
@@ -214,11 +257,12 @@ class PassportForm(forms.Form):
                 self.add_error(field if field in self.fields else None, message)
 
 
-TEXT_FIELDS = ("crop_type", "variety", "store_or_bin_name", "harvest_year",
-               "haulier_company_name", "vehicle_registration", "trailer_number",
-               "haulier_collection_ticket_no", "post_harvest_treatment_product",
-               "don_test_result", "zon_test_result")  # fmt: skip
-DATE_FIELDS = ("loading_date", "post_harvest_treatment_date", "don_test_date", "zon_test_date")
+def _requested_of(*kinds: Kind) -> tuple[str, ...]:
+    return tuple(f.name for f in PASSPORT_FIELDS if f.requested and f.part and f.kind in kinds)
+
+
+TEXT_FIELDS = _requested_of(Kind.TEXT)
+DATE_FIELDS = _requested_of(Kind.DAY, Kind.MOMENT)
 # The service names fields as the interface does (`LoadingDate`); the form by the record's own.
 FIELD_OF_WIRE_NAME = {
     wire.lower(): ({"membership_guid": "membership", "site_guid": "site", "store_guid": "store"}
@@ -243,3 +287,110 @@ def _by_guid[T](items: list[T], attribute: str, guid: str | None) -> T | None:
 def _wire_date(day: date | None) -> datetime | None:
     """A date the user gave, as the service's date/time: that day at midnight UTC."""
     return datetime.combine(day, time(0), tzinfo=UTC) if day else None
+
+
+class PassportFilters(forms.Form):
+    """The business's list narrowed: by membership, site, crop, harvest year, loading dates and
+    a short code typed in part. Offered the user's own memberships and sites, and the crops and
+    harvest years of the passports they may see; a value that is none of these, or malformed,
+    is said beside its field and leaves the list unfiltered by it."""
+
+    membership = forms.ChoiceField(
+        label="Membership", required=False,
+        error_messages={"invalid_choice": "Choose one of your memberships."},
+    )  # fmt: skip
+    site = forms.ChoiceField(
+        label="Site", required=False,
+        error_messages={"invalid_choice": "Choose one of your sites."},
+    )  # fmt: skip
+    crop = forms.ChoiceField(
+        label=_label("crop_type"), required=False,
+        error_messages={"invalid_choice": "No passport of yours has that crop: choose one listed."},
+    )  # fmt: skip
+    year = forms.ChoiceField(
+        label=_label("harvest_year"), required=False,
+        error_messages={"invalid_choice": "No passport of yours has that harvest year: choose one "
+                        "listed."},
+    )  # fmt: skip
+    loaded_from = forms.DateField(
+        label="Loaded from", required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        error_messages={"invalid": "Enter the first loading date as a real date."},
+    )  # fmt: skip
+    loaded_to = forms.DateField(
+        label="Loaded to", required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        error_messages={"invalid": "Enter the last loading date as a real date."},
+    )  # fmt: skip
+    code = forms.CharField(
+        label="Short code", required=False, max_length=20,
+        help_text="All of it or a part, for example QHT2W.",
+        widget=forms.TextInput(attrs={"autocapitalize": "characters", "autocomplete": "off",
+                                      "spellcheck": "false"}),
+        error_messages={"max_length": "A short code has at most 12 letters and numbers."},
+    )  # fmt: skip
+
+    NAMES = ("membership", "site", "crop", "year", "loaded_from", "loaded_to", "code")
+
+    def __init__(self, data: Any, *, memberships: list[records.Membership], crops: list[str],
+                 years: list[str]) -> None:  # fmt: skip
+        super().__init__(data, label_suffix="")
+        self.fields["membership"].choices = [("", "Every membership")] + [
+            (m.membership_guid, m.business_name or m.membership_number) for m in memberships
+        ]
+        self.fields["site"].choices = [("", "Every site")] + [
+            (s.site_guid, s.site_name or s.address) for m in memberships for s in m.sites
+        ]
+        self.fields["crop"].choices = [("", "Every crop")] + [(c, c) for c in crops]
+        self.fields["year"].choices = [("", "Every harvest")] + [(y, y) for y in years]
+
+    def clean_code(self) -> str:
+        """What was typed of a short code, as the codes are kept (upper case), without the
+        hyphen or spaces."""
+        typed = "".join(self.cleaned_data["code"].split()).upper().replace("-", "")
+        if typed and not set(typed) <= set(codes.ALPHABET):
+            raise forms.ValidationError(
+                "A short code has only letters and numbers (no 0, 1, I, L or O): check what "
+                "you typed."
+            )
+        return typed
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        first, last = cleaned.get("loaded_from"), cleaned.get("loaded_to")
+        if first and last and first > last:
+            self.add_error("loaded_to", "The last loading date is before the first.")
+        return cleaned
+
+    @property
+    def applied(self) -> dict[str, Any]:
+        """The filters that narrow the list: those given and valid."""
+        if not self.is_bound:
+            return {}
+        self.is_valid()
+        return {name: value for name, value in self.cleaned_data.items()
+                if value and name not in self.errors}  # fmt: skip
+
+
+class AddByCodeForm(forms.Form):
+    """The short code of a passport made elsewhere, to add it to the business's list."""
+
+    code = forms.CharField(
+        label="Short code", max_length=40,
+        help_text="Of a passport made on paper or in another system, for example 7KXM4-QHT2W.",
+        widget=forms.TextInput(attrs={"autocapitalize": "characters", "autocomplete": "off",
+                                      "spellcheck": "false"}),
+        error_messages={
+            "required": "Enter the passport's short code.",
+            "max_length": "A short code has 8 to 12 letters and numbers: check what you typed.",
+        },
+    )  # fmt: skip
+
+    def clean_code(self) -> str:
+        short_code = codes.normalise(self.cleaned_data["code"])
+        if short_code is None:
+            raise forms.ValidationError(
+                "A short code has 8 to 12 letters and numbers (no 0, 1, I, L or O): check what "
+                "you typed."
+            )
+        return short_code

@@ -21,15 +21,11 @@ from django.utils.safestring import SafeString
 from portal.accounts.lookup import call_as_lookup_account
 from portal.assurance import records
 from portal.assurance.errors import NotFound, StatusNotValid
+from portal.passports.sheet import sheet
 from portal.service import client
 
 NO_SUCH_PASSPORT = "none"  # kept in place of a verdict for a code the service does not know
 NO_DETAILS = SafeString("")
-TREATMENTS = {
-    "A": "No post-harvest treatment has been applied to this grain.",
-    "B": "Treated after harvest.",
-    "C": "Treatment records are held by the store operator.",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +83,7 @@ def verdict(short_code: str) -> Verdict | None:
 
 
 def _details(passport: records.CropPassport) -> SafeString:
-    option = (passport.post_harvest_treatment_option or "").strip().upper()
-    context = {"passport": passport, "option": option, "treatment": TREATMENTS.get(option)}
-    return SafeString(render_to_string("passports/details.html", context))
+    return SafeString(render_to_string("passports/details.html", {"sheet": sheet(passport)}))
 
 
 @dataclass(frozen=True, slots=True)

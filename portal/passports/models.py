@@ -1,5 +1,6 @@
-"""The passports the portal has made: the interface has no call that lists them, so the portal
-keeps its own record of each (and later lists, batches and exports build on it)."""
+"""The passports the portal knows: the interface has no call that lists them, so the portal keeps
+its own record of each one it makes, and of each one a contact adds by its code. The business's
+list, batches and exports read these records."""
 
 from __future__ import annotations
 
@@ -13,32 +14,55 @@ from django.utils import timezone
 from portal.assurance import codec, records
 from portal.passports import codes
 
+TEXT = 200  # the longest text kept in a column of its own
+
 
 class Passport(models.Model):
-    """One passport made through the portal.
+    """One passport, made through the portal or added by its code.
 
-    A row is written before the service is asked to create the passport, under the form's
-    one-time `submission` key, and holds no short code until the service answers: a second
-    submission of the same form (a double click, a browser sending it again) finds the row and
-    waits for it rather than making a second passport. A row whose creation failed is deleted.
+    A passport the portal makes has its row written before the service is asked to create it,
+    under a one-time `submission` key (the create form's, or one of a batch's), and holds no
+    short code until the service answers: a second sending of the same form (a double click, a
+    browser sending it again) or a batch's job run again finds the row rather than making a
+    second passport. A row whose creation failed is deleted.
+
+    The record is kept whole, as the service returned it; the few of its fields that the list
+    filters and shows are copied into columns of their own.
     """
+
+    class Origin(models.TextChoices):
+        MADE = "made", "Made here"
+        ADDED = "added", "Added by its code"
 
     submission = models.UUIDField(unique=True, default=uuid.uuid4, editable=False)
     short_code = models.CharField(max_length=16, unique=True, null=True, blank=True)
     membership_guid = models.CharField(max_length=64, db_index=True)
     site_guid = models.CharField(max_length=64)
     store_guid = models.CharField(max_length=64, blank=True)
-    business_name = models.CharField(max_length=200, blank=True)
+    business_name = models.CharField(max_length=TEXT, blank=True)
+    # Who made it here, or added it by its code.
     made_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
+    origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.MADE)
     created = models.DateTimeField(default=timezone.now, db_index=True)
+    # A passport of a batch: the batch's key (its form's) and its place in the batch, from 0.
+    batch = models.UUIDField(null=True, blank=True, db_index=True)
+    batch_position = models.PositiveIntegerField(null=True, blank=True)
+    crop_type = models.CharField(max_length=TEXT, blank=True)
+    variety = models.CharField(max_length=TEXT, blank=True)
+    harvest_year = models.CharField(max_length=TEXT, blank=True)
+    loading_date = models.DateTimeField(null=True, blank=True)
+    haulier_company_name = models.CharField(max_length=TEXT, blank=True)
     # The passport as the service returned it, by the interface's own field names.
     record = models.JSONField(default=dict, blank=True)
 
     class Meta:
-        ordering = ["-created"]
-        indexes = [models.Index(fields=["membership_guid", "-created"])]
+        ordering = ["-created", "-pk"]
+        indexes = [
+            models.Index(fields=["membership_guid", "-created"]),
+            models.Index(fields=["membership_guid", "crop_type"]),
+        ]
 
     def __str__(self) -> str:
         return self.short_code or f"(being made, {self.submission})"
@@ -50,10 +74,19 @@ class Passport(models.Model):
     def keep_record(self, passport: records.CropPassport) -> None:
         self.record = codec.to_mapping(passport)
         self.short_code = codes.normalise(passport.short_code or "") or passport.short_code
-        self.business_name = (passport.business_name or "")[:200]
+        self.business_name = _text(passport.business_name)
+        self.crop_type = _text(passport.crop_type)
+        self.variety = _text(passport.variety)
+        self.harvest_year = _text(passport.harvest_year)
+        self.loading_date = passport.loading_date
+        self.haulier_company_name = _text(passport.haulier_company_name)
 
     @property
     def crop_passport(self) -> records.CropPassport:
         """The record the service returned, read back as the client reads it."""
         body = json.dumps(self.record)
         return codec.decode(body, records.CropPassport, codec.Format.JSON)
+
+
+def _text(value: str | None) -> str:
+    return (value or "").strip()[:TEXT]

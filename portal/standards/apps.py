@@ -5,9 +5,3 @@ class StandardsConfig(AppConfig):
     name = "portal.standards"
     label = "standards"
     verbose_name = "Standards"
-
-    def ready(self) -> None:
-        from portal.jobs.work import KINDS
-        from portal.standards import jobs
-
-        KINDS.update(jobs.KINDS)

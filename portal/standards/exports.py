@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.assurance.errors import NotFound
+from portal.lib.spreadsheets import safe_cell
 from portal.pdf import FolderURLFetcher
 from portal.standards import cached
 from portal.standards.addresses import PREVIEW
@@ -49,7 +50,7 @@ def scheme_csv(sections: list[SchemeSection]) -> bytes:
     """The whole scheme: one row per standard point, section by section, each row naming its
     section first."""
     rows = (
-        [_cell(section.code), _cell(section.name), *_point_row(p)]
+        [safe_cell(section.code), safe_cell(section.name), *_point_row(p)]
         for section in sections
         for p in section.points
     )
@@ -67,25 +68,19 @@ def _csv(header: list[str], rows: Iterable[list[str]]) -> bytes:
 def _point_row(p: Point) -> list[str]:
     point = p.point
     return [
-        _cell(p.reference),
-        _cell(point.assessment_question),
-        *(_cell(text) for text in p.plain_lines()),
+        safe_cell(p.reference),
+        safe_cell(point.assessment_question),
+        *(safe_cell(text) for text in p.plain_lines()),
         p.score,
-        _cell(point.revision_status),
-        _cell("; ".join(a.name or "" for a in p.aims)),
-        _cell("\n".join(f"{a.reference}: {a.item_text}" for a in p.audit_points)),
-        _cell("\n".join(
+        safe_cell(point.revision_status),
+        safe_cell("; ".join(a.name or "" for a in p.aims)),
+        safe_cell("\n".join(f"{a.reference}: {a.item_text}" for a in p.audit_points)),
+        safe_cell("\n".join(
             f"{a.reference}: {a.answer_text}{' [critical]' if a.critical_point else ''}"
             for a in p.answers
         )),
         "yes" if p.is_critical else "no",
     ]  # fmt: skip
-
-
-def _cell(value: str | None) -> str:
-    """Text that a spreadsheet will not run as a formula."""
-    text = value or ""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 # --- the PDF checklist ----------------------------------------------------------------------------

@@ -19,11 +19,11 @@ from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import NotFound
 from portal.errors import bad_request
-from portal.jobs.running import start_job
+from portal.jobs.actions import start_job
 from portal.jobs.views import progress_fragment
 from portal.lib.htmx import wants_fragment
 from portal.lib.references import parse_reference
-from portal.standards import cached, exports, jobs
+from portal.standards import cached, exports, tasks
 from portal.standards import changes as changes_of
 from portal.standards.addresses import LIVE, PREVIEW, sector_of
 from portal.standards.filters import Filters
@@ -155,7 +155,7 @@ def _by_key(
 # --- downloads ------------------------------------------------------------------------------------
 
 
-EXPORTS = {"pdf": (jobs.PDF_KIND, "as a PDF checklist"), "csv": (jobs.CSV_KIND, "as CSV")}
+EXPORTS = {"pdf": (tasks.scheme_pdf, "as a PDF checklist"), "csv": (tasks.scheme_csv, "as CSV")}
 
 
 @require_POST
@@ -167,13 +167,13 @@ def scheme_export(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> 
     chosen = EXPORTS.get(request.POST.get("format", ""))
     if chosen is None:
         return bad_request(request)
-    kind, described = chosen
+    task, described = chosen
     credentials = user_credentials(request)
     version = exports.scheme_version(credentials, stage, scheme_guid)
     name = cached.scheme_name(credentials, stage, scheme_guid) or "The scheme"
     title = f"{name}{' (preview)' if stage == PREVIEW else ''} {described}"
     params = {"stage": stage, "scheme_guid": scheme_guid}
-    job = start_job(request, kind, title, params, f"{kind}:{stage}:{scheme_guid}:{version}")
+    job = start_job(request, task, title, params, f"{task.name}:{stage}:{scheme_guid}:{version}")
     if wants_fragment(request):
         return progress_fragment(request, job)
     return redirect("jobs:job", job_id=job.pk)

@@ -6,6 +6,8 @@ ACCOUNTS = [
     {"username": "grower", "email": "grower@example.com", "password": "grower-demo-pass"},
     {"username": "lapsed", "email": "lapsed@example.com", "password": "lapsed-demo-pass"},
     {"username": "haulier", "email": "haulier@example.com", "password": "haulier-demo-pass"},
+    # A second contact of grower's first membership only: two people of one business.
+    {"username": "partner", "email": "partner@example.com", "password": "partner-demo-pass"},
 ]
 
 CROPS = "Combinable Crops and Sugar Beet"
@@ -15,7 +17,7 @@ CERTIFIER = "Meridian Farm Certification Ltd"
 MEMBERSHIPS = [
     {
         "key": "hollowfield",
-        "contacts": ["grower"],
+        "contacts": ["grower", "partner"],
         "membership_number": "CCSB-204817",
         "business_name": "Hollowfield Farms Ltd",
         "scheme_name": CROPS,

@@ -22,6 +22,13 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import path2url
 
 from portal.assurance.codec import format_number
+from portal.assurance.passport_fields import (
+    FIELDS,
+    PARTS,
+    PASSPORT_FIELDS,
+    TREATMENT_OPTIONS,
+    PassportField,
+)
 from portal.assurance.records import VALID_STATUSES, CropPassport
 from portal.pdf import FolderURLFetcher, ResourceRefused
 from sandbox.ids import display_short_code
@@ -36,10 +43,18 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 _BLANK = '<div class="v blank"></div>'
 _GRAIN_STORE_ROW = Template(
     "    <tr>\n"
-    '      <td colspan="2"><div class="l">Grain store (collection point)</div>${name}</td>\n'
-    '      <td><div class="l">Grain store latitude, longitude</div>${location}</td>\n'
+    '      <td><div class="l">${name_label}</div>${name}</td>\n'
+    '      <td><div class="l">${latitude_label}</div>${latitude}</td>\n'
+    '      <td><div class="l">${longitude_label}</div>${longitude}</td>\n'
     "    </tr>"
 )
+# Every label and title the passport prints, from the one table of a passport's fields.
+_LABELS = {
+    **{f"{field.name}_label": html.escape(field.label) for field in PASSPORT_FIELDS},
+    **{f"part_{part.number}": html.escape(part.title) for part in PARTS},
+    **{f"option_{option.lower()}_text": html.escape(text)
+       for option, text in TREATMENT_OPTIONS.items()},
+}  # fmt: skip
 
 # Layouts tried in turn until the passport fits one page: the normal one, a smaller type size,
 # then a smaller type size with each value cut to three lines (marked with an ellipsis).
@@ -102,6 +117,7 @@ def _page_html(passport: CropPassport, layout: str) -> str:
     p = passport
     option = (p.post_harvest_treatment_option or "").strip().upper()
     return _TEMPLATE.substitute(
+        _LABELS,
         body_class=layout,
         short_code=html.escape(display_short_code(p.short_code)),
         business_name=_inline(p.business_name),
@@ -202,8 +218,18 @@ def _grain_store_row(p: CropPassport) -> str:
     latitude, longitude = _text(p.grain_store_latitude), _text(p.grain_store_longitude)
     if name is None and latitude is None and longitude is None:
         return ""
-    location = f"{latitude}, {longitude}" if latitude and longitude else latitude or longitude
-    return _GRAIN_STORE_ROW.substitute(name=_value(name), location=_value(location))
+    return _GRAIN_STORE_ROW.substitute(
+        name=_value(name),
+        latitude=_value(latitude),
+        longitude=_value(longitude),
+        name_label=_label(FIELDS["grain_store_name"]),
+        latitude_label=_label(FIELDS["grain_store_latitude"]),
+        longitude_label=_label(FIELDS["grain_store_longitude"]),
+    )
+
+
+def _label(field: PassportField) -> str:
+    return html.escape(field.label)
 
 
 __all__ = [

@@ -13,11 +13,10 @@ from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from portal.accounts import credentials
-from portal.jobs import running
 from portal.jobs.models import Job
 from portal.service import client
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in
-from tests.portal.jobs.conftest import test_kind  # noqa: F401 (a fixture)
+from tests.jobs import run
 from tests.portal.jobs.kinds import KIND
 from tests.portal.standards.helpers import CROPS
 
@@ -46,7 +45,7 @@ def test_your_jobs_lists_the_users_jobs(signed_in_page: Page, portal_url: str):
     expect(page.get_by_text("You have no jobs.")).to_be_visible()
     assert_accessible(page)
     done = running_job(0, 0)
-    running.run(done.pk)
+    run(done)
     running_job(3, 12)
     page.reload()
     expect(page.locator(".job")).to_have_count(2)
@@ -67,7 +66,7 @@ def test_a_jobs_bar_moves_and_ends_with_its_download(signed_in_page: Page, porta
     expect(bar(page)).to_have_attribute("value", "7")  # polled, no reload
     page.wait_for_timeout(2500)  # longer than the refresh meant for pages without JavaScript
     assert page.evaluate("() => window.__samePage") == "still here", "the page was reloaded"
-    running.run(job.pk)
+    run(job)
     download_link = page.get_by_role("link", name=re.compile(r"Download .*references\.csv"))
     expect(download_link).to_be_visible()
     expect(bar(page)).to_have_count(0)
@@ -95,7 +94,7 @@ def test_without_javascript_the_page_refreshes_itself(watched_context, portal_ur
     expect(page.get_by_text("4 of 10 done")).to_be_visible()
     refresh = page.locator('noscript meta[http-equiv="refresh"]')
     expect(refresh).to_have_count(1)
-    running.run(job.pk)
+    run(job)
     download_link = page.get_by_role("link", name=re.compile(r"Download .*references\.csv"))
     expect(download_link).to_be_visible(timeout=10_000)
     expect(refresh).to_have_count(0)  # no refresh once the job has ended

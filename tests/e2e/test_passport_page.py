@@ -19,9 +19,7 @@ import zxingcpp
 from PIL import Image
 from playwright.sync_api import BrowserContext, Page, expect
 
-from portal.jobs import running
-from portal.jobs.models import Job
-from portal.passports import pdfs
+from portal.passports.tasks import passport_pdf
 from tests.e2e.conftest import (
     GROWER,
     PHONE,
@@ -30,7 +28,7 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     sign_in,
 )
-from tests.e2e.jobs import run_in_the_background
+from tests.jobs import run_in_the_background, run_queued
 from tests.portal.passports.made import made_elsewhere
 
 pytestmark = pytest.mark.browser
@@ -56,7 +54,7 @@ def test_the_grower_opens_a_passport_and_its_pdf_becomes_a_download(
     assert_accessible(page)
 
     page.evaluate("() => { window.__samePage = 'still here'; }")
-    run_in_the_background(pdfs.KIND).join()
+    run_in_the_background(passport_pdf.name).join()
     link = page.get_by_role("link", name="Download the PDF")
     expect(link).to_be_visible()
     assert page.evaluate("() => window.__samePage") == "still here", "the page was reloaded"
@@ -116,7 +114,7 @@ def test_without_javascript_the_page_refreshes_until_the_pdf_is_ready(
     short_code = made_elsewhere()
     sign_in(page, portal_url, *GROWER, next_path=f"/passports/{short_code}/")
     expect(page.get_by_text("The PDF is being prepared.")).to_be_visible()
-    running.run(Job.objects.get(kind=pdfs.KIND).pk)
+    run_queued(passport_pdf.name)
     expect(page.get_by_role("link", name="Download the PDF")).to_be_visible(timeout=10_000)
 
 
@@ -125,7 +123,7 @@ def test_lighthouse_scores_the_passports_page_at_least_95(
 ):
     short_code = made_elsewhere()
     opens_the_passport(signed_in_page, portal_url, short_code)
-    running.run(Job.objects.get(kind=pdfs.KIND).pk)  # nothing left to poll for
+    run_queued(passport_pdf.name)  # nothing left to poll for
     cookies = "; ".join(f"{c['name']}={c['value']}" for c in signed_in_page.context.cookies())
     headers = json.dumps({"Cookie": cookies})
     url = f"{portal_url}/passports/{short_code}/"

@@ -23,13 +23,13 @@ from django.db import connection
 from playwright.sync_api import BrowserContext, Page, Request, Route, expect
 
 from portal.assurance.client import AssuranceClient, BearerToken
-from portal.jobs import running
 from portal.jobs.models import Job
 from portal.passports import codes
 from portal.passports.models import Passport
 from portal.service import client
 from sandbox.ids import guid_for
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in
+from tests.jobs import run
 
 pytestmark = pytest.mark.browser
 
@@ -50,7 +50,7 @@ def worker() -> Iterator[None]:
         try:
             while not stop.is_set():
                 for pk in Job.objects.filter(state=Job.State.QUEUED).values_list("pk", flat=True):
-                    running.run(pk)
+                    run(pk)
                 stop.wait(0.1)
         finally:
             connection.close()  # the thread's own

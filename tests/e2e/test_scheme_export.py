@@ -16,12 +16,12 @@ import pypdf
 import pytest
 from playwright.sync_api import Page, expect
 
-from portal.jobs import running
 from portal.jobs.models import Job
 from portal.standards import exports
-from portal.standards import jobs as standards_jobs
+from portal.standards import tasks as standards_tasks
+from portal.standards.tasks import scheme_csv, scheme_pdf
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in
-from tests.e2e.jobs import run_in_the_background
+from tests.jobs import run, run_in_the_background
 from tests.portal.standards.helpers import CROPS, demo
 
 pytestmark = pytest.mark.browser
@@ -50,7 +50,7 @@ def slowed(monkeypatch: pytest.MonkeyPatch) -> None:
 
         return whole_scheme(credentials, stage, scheme_guid, step, **options)
 
-    monkeypatch.setattr(standards_jobs.exports, "whole_scheme", slowly)
+    monkeypatch.setattr(standards_tasks.exports, "whole_scheme", slowly)
 
 
 def download(page: Page, link_name: str) -> bytes:
@@ -72,7 +72,7 @@ def test_a_grower_exports_the_whole_scheme_and_finds_every_point(
     bar = page.locator("#scheme-export progress")
     expect(bar).to_be_visible()
     assert_accessible(page)
-    worker = run_in_the_background(standards_jobs.PDF_KIND)
+    worker = run_in_the_background(scheme_pdf.name)
     seen = set()
     pdf_name = "Download combinable-crops-and-sugar-beet.pdf"
     link = page.get_by_role("link", name=pdf_name)
@@ -94,7 +94,7 @@ def test_a_grower_exports_the_whole_scheme_and_finds_every_point(
     page.goto(f"{portal_url}/standards/{CROPS}/")
     page.get_by_role("button", name="Make a CSV file").click()
     expect(page.locator("#scheme-export progress")).to_be_visible()
-    run_in_the_background(standards_jobs.CSV_KIND).join()
+    run_in_the_background(scheme_csv.name).join()
     rows = list(csv.DictReader(io.StringIO(
         download(page, "Download combinable-crops-and-sugar-beet.csv").decode("utf-8-sig")
     )))  # fmt: skip
@@ -113,9 +113,9 @@ def test_without_javascript_the_export_has_a_page_of_its_own(watched_context, po
     sign_in(page, portal_url, *GROWER, next_path=f"/standards/{CROPS}/")
     with page.expect_navigation():
         page.get_by_role("button", name="Make a CSV file").click()
-    job = Job.objects.get(kind=standards_jobs.CSV_KIND)
+    job = Job.objects.get(kind=scheme_csv.name)
     assert page.url == f"{portal_url}/jobs/{job.pk}/"
-    running.run(job.pk)
+    run(job)
     link = page.get_by_role("link", name="Download combinable-crops-and-sugar-beet.csv")
     expect(link).to_be_visible(timeout=10_000)  # the page refreshed itself
     assert download(page, "Download combinable-crops-and-sugar-beet.csv").startswith(

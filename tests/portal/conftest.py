@@ -18,3 +18,19 @@ def grower(client: Client, upstream_sandbox, db) -> Client:
     """A test client signed in as the demo grower, through the portal and the live sandbox."""
     assert sign_in(client, "grower").status_code == 302
     return client
+
+
+@pytest.fixture
+def partner(upstream_sandbox, db) -> Client:
+    """The demo partner signed in: a second contact of the grower's Hollowfield Farms Ltd only."""
+    client = Client()
+    assert sign_in(client, "partner").status_code == 302
+    return client
+
+
+@pytest.fixture
+def lapsed(upstream_sandbox, db) -> Client:
+    """The demo lapsed signed in: a contact of a suspended and an expired membership."""
+    client = Client()
+    assert sign_in(client, "lapsed").status_code == 302
+    return client

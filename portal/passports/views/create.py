@@ -1,22 +1,19 @@
-"""Creating a passport: the form, fed by the memberships the user is a contact of, each choice
+"""Creating passports: the form, fed by the memberships the user is a contact of, each choice
 narrowing the next (through htmx, or a plain submit without JavaScript); then the service's
-create call, once for each form, and the PDF's job started at once."""
+create call, once for each form, and the PDF's job started at once; or, for more than one load,
+a batch made by a job (portal.passports.batches)."""
 
 from __future__ import annotations
 
-import time
 import uuid
-from datetime import timedelta
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from portal.accounts.session import user_credentials
@@ -28,14 +25,12 @@ from portal.assurance.errors import (
     ValidationFailed,
 )
 from portal.lib.htmx import wants_fragment
-from portal.passports import contacts, pdfs
+from portal.passports import batches, contacts, making, pdfs
 from portal.passports.forms import CROPS, PassportForm, harvest_year_of
 from portal.passports.models import Passport
-from portal.service import client
 
 TEMPLATE = "passports/create.html"
 DRAFT_SECONDS = 24 * 60 * 60
-WAIT_STEP_SECONDS = 0.1
 
 
 @login_required
@@ -83,76 +78,67 @@ def _narrowed(request: HttpRequest, form: PassportForm) -> HttpResponse:
 
 
 def _make(request: HttpRequest, form: PassportForm) -> HttpResponse:
-    """Creates the passport once for this form's submission key: a second submission (a double
-    click, a form sent again) waits for the first and goes where it went."""
-    passport = _claim(request, form)
+    """Makes the passports once for this form's one-time key: one here and now, or a batch by
+    a job. A second sending (a double click, a form sent again) answers at once where the
+    first went, or that it is still being made."""
+    if form.cleaned_data["loads"] > 1:
+        return _make_batch(request, form)
+    key, passport_request = form.cleaned_data["submission"], form.passport_request()
+    passport = making.claim(key, passport_request, request.user)
     if passport is None:
-        first = _first_submission(request, form.cleaned_data["submission"])
+        first = Passport.objects.filter(submission=key, made_by=request.user).first()
+        if first is not None and not first.is_made and first.created < making.abandoned_before():
+            making.clear(first)  # its sender died asking: this sending makes it
+            first = None
         if first is not None:
-            return _see(first)
-        passport = _claim(request, form)  # the first failed or was abandoned: this one goes on
+            return _see_other(_where(first, key))
+        passport = making.claim(key, passport_request, request.user)  # the first failed
         if passport is None:
-            return _show(request, _busy(form), status=409)
+            return _see_other(reverse("passports:being-made", args=[key]))
     try:
-        record = client().create_passport(user_credentials(request), form.passport_request())
+        making.make(passport, user_credentials(request), passport_request)
     except AuthenticationRequired:
-        passport.delete()
         cache.set(_draft_key(request), _draft(form), DRAFT_SECONDS)
         raise
     except AssuranceError as error:
-        passport.delete()
         return _show(request, _refused(request, form, error), status=400)
-    passport.keep_record(record)
-    passport.save()
     pdfs.start(request, passport.short_code)
-    return _see(passport)
+    return _see_other(_where(passport, key))
 
 
-def _see(passport: Passport) -> HttpResponseRedirect:
-    """To the passport's page, as a GET whatever the request was (303)."""
-    response = HttpResponseRedirect(reverse("passports:passport", args=[passport.short_code]))
+def _make_batch(request: HttpRequest, form: PassportForm) -> HttpResponse:
+    """The batch's job, started, or the one this form started already (a failed one goes on
+    where it stopped: its passports made stay made, and are not made again)."""
+    business_name = form.chosen_membership.business_name if form.chosen_membership else ""
+    job = batches.start(request, form.cleaned_data["submission"], form.passport_request(),
+                        form.cleaned_data["loads"], business_name or "your membership")  # fmt: skip
+    return _see_other(reverse("jobs:job", args=[job.pk]))
+
+
+def _where(passport: Passport, key: uuid.UUID) -> str:
+    if passport.is_made:
+        return reverse("passports:passport", args=[passport.short_code])
+    return reverse("passports:being-made", args=[key])
+
+
+def _see_other(address: str) -> HttpResponseRedirect:
+    """To `address`, as a GET whatever the request was (303)."""
+    response = HttpResponseRedirect(address)
     response.status_code = 303
     return response
 
 
-def _claim(request: HttpRequest, form: PassportForm) -> Passport | None:
-    """The row for this submission, or None if another request has it already."""
-    data = form.cleaned_data
-    try:
-        with transaction.atomic():
-            return Passport.objects.create(
-                submission=data["submission"], membership_guid=data["membership"],
-                site_guid=data["site"], store_guid=data["store"] or "", made_by=request.user,
-            )  # fmt: skip
-    except IntegrityError:
-        return None
-
-
-def _first_submission(request: HttpRequest, submission: uuid.UUID) -> Passport | None:
-    """The passport the first submission of this form made, once the service has answered it.
-    None if it failed (its row is gone), was abandoned (the process sending it died: its row,
-    older than any call can last, is cleared), or is still being made after the client's whole
-    deadline."""
-    give_up = time.monotonic() + settings.ASSURANCE_TOTAL_TIMEOUT
-    abandoned = timezone.now() - timedelta(seconds=settings.ASSURANCE_TOTAL_TIMEOUT + 30)
-    while time.monotonic() < give_up:
-        first = Passport.objects.filter(submission=submission, made_by=request.user).first()
-        if first is None or first.is_made:
-            return first
-        if first.created < abandoned:
-            Passport.objects.filter(pk=first.pk, short_code__isnull=True).delete()
-            return None
-        time.sleep(WAIT_STEP_SECONDS)
-    return None
-
-
-def _busy(form: PassportForm) -> PassportForm:
-    form.add_error(
-        None,
-        "This form was sent twice and the first is still being made. Wait a minute and open "
-        "Your jobs, where its PDF appears once it is made, before you send it again.",
-    )
-    return form
+@require_safe
+@login_required
+def being_made(request: HttpRequest, submission: uuid.UUID) -> HttpResponse:
+    """Where a form sent again while its first sending is still being made leads: the passport
+    once it is made; until then a page that says so and looks again every few seconds; and if
+    the first sending failed meanwhile, a page that says nothing was made."""
+    first = Passport.objects.filter(submission=submission, made_by=request.user).first()
+    if first is not None and first.is_made:
+        return redirect("passports:passport", first.short_code)
+    being = first is not None and first.created >= making.abandoned_before()
+    return render(request, "passports/being_made.html", {"being_made": being})
 
 
 def _refused(request: HttpRequest, form: PassportForm, error: AssuranceError) -> PassportForm:

@@ -1,9 +1,10 @@
 """A passport's page and its PDF, for the contacts of its membership: anyone else finds neither
 (the portal's 404 page, as for a code that does not exist).
 
-A passport the portal made is read from its own record; one made elsewhere is asked of the
-service with the user's credentials. Its PDF is a job of the user's (portal.passports.pdfs),
-shown on the page by a fragment that htmx polls until the job has ended.
+A passport the portal has recorded is read from its own record; one made elsewhere is asked of
+the service with the user's credentials. Its PDF is a job of the user's (portal.passports.pdfs),
+started when the passport was made here or when the user asks for it (a POST), and shown on the
+page by the jobs' progress fragment, which htmx polls until the job has ended.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def passport(request: HttpRequest, code: str) -> HttpResponse:
         # As the public look-up says it: not valid now, the code, and nothing else.
         context = {"verdict": Verdict(short_code, None, time.time())}
         return render(request, "passports/verdict.html", context)
-    context = _page(request, short_code, found) | {"job": pdfs.for_page(request, short_code)}
+    context = _page(request, short_code, found) | {"job": pdfs.latest(request, short_code)}
     return render(request, TEMPLATE, context)
 
 
@@ -55,8 +56,9 @@ def passport(request: HttpRequest, code: str) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 def pdf(request: HttpRequest, code: str) -> HttpResponse:
-    """GET: the PDF, once its job has it (the page until then). POST: ask for it again (a
-    failed fetch retried), answered with the fragment for htmx or the page without."""
+    """GET: the PDF, once its job has it (the page until then). POST: ask for it (the first
+    time, or again after a failed fetch), answered with the fragment for htmx or the page
+    without."""
     short_code = _short_code(code)
     try:
         _passport_for_contact(request, short_code)
@@ -76,16 +78,13 @@ def pdf(request: HttpRequest, code: str) -> HttpResponse:
 @require_safe
 @login_required
 def pdf_state(request: HttpRequest, code: str) -> HttpResponse:
-    """The PDF's fragment, polled by the page while its job is under way: 204 (nothing to swap)
-    while it still is and the page already says so. A user has a job for the passport only once
-    its page (or its creation) found them a contact; its file is served by `pdf` alone, which
-    checks again."""
+    """The PDF's fragment, polled by the page while its job is under way. A user has a job for
+    the passport only once its creation or their request on its page found them a contact; its
+    file is served by `pdf` alone, which checks again."""
     short_code = _short_code(code)
     job = pdfs.latest(request, short_code)
     if job is None:
         raise Http404("No PDF of this passport has been asked for.")
-    if not job.has_ended and request.GET.get("shown") == "preparing":
-        return HttpResponse(status=204)
     return _pdf_fragment(request, short_code, job)
 
 

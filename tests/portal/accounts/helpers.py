@@ -17,13 +17,10 @@ from django.urls import URLPattern
 from portal import urls
 from portal.assurance.client import CallReport
 from portal.service import call_reported
+from sandbox.demo.accounts import ACCOUNTS
 from tests.conftest import Sandbox
 
-PASSWORDS = {
-    "grower": "grower-demo-pass",
-    "lapsed": "lapsed-demo-pass",
-    "haulier": "haulier-demo-pass",
-}
+PASSWORDS = {account["username"]: account["password"] for account in ACCOUNTS}
 
 
 def sign_in(

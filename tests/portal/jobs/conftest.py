@@ -1,5 +1,5 @@
-"""What the job tests share: the tests' job kind registered and jobs made for a signed-in user
-(result files go to a folder of each test's own: tests/conftest.py's job_files)."""
+"""What the job tests share: jobs of the tests' kind (registered by importing it) made for a
+signed-in user (result files go to a folder of each test's own: tests/conftest.py's job_files)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,9 @@ from django.test import Client
 
 from portal.accounts import credentials
 from portal.jobs.models import Job
-from portal.jobs.work import KINDS
 from tests.portal.accounts.helpers import sign_in
-from tests.portal.jobs.kinds import KIND, scheme_references
+from tests.portal.jobs.kinds import KIND
 from tests.portal.standards.helpers import CROPS
-
-
-@pytest.fixture(autouse=True)
-def test_kind(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setitem(KINDS, KIND, scheme_references)
-    return KIND
 
 
 def new_job(signed_in: Client, pause: float = 0.0, **fields: object) -> Job:

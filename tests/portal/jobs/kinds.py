@@ -1,7 +1,8 @@
 """A job kind for the tests, doing real work with the sandbox: every standard point's reference
 of a scheme, section by section through the standards cache, as a CSV.
 
-The tests register it with monkeypatch; the worker they start, with tests/portal/jobs/worker_app.py.
+A Celery task on the jobs' base task, as every kind is: importing this module registers it (the
+tests' conftest does, and so does the worker they start, tests/portal/jobs/worker_app.py).
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import io
 import time
 from typing import TYPE_CHECKING
 
+from celery import shared_task
+
 from portal.assurance.client import Credentials
-from portal.jobs.work import Progress, ResultFile
+from portal.jobs.tasks import JobTask, Progress, ResultFile
 from portal.service import client
 from portal.standards import cached
 from portal.standards.addresses import LIVE
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
 KIND = "test-scheme-references"
 
 
+@shared_task(base=JobTask, name=KIND)
 def scheme_references(job: Job, credentials: Credentials, progress: Progress) -> ResultFile:
     """params: `scheme` (its GUID), and `pause`, seconds to wait after each section (to give a
     test time to act in the middle)."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from portal.accounts import credentials
-from portal.jobs import running
 from portal.jobs.models import Job
+from tests.jobs import run
 from tests.portal.jobs.conftest import files_in, new_job
+from tests.portal.jobs.kinds import scheme_references
 
 HTMX = {"HX-Request": "true"}
 
@@ -34,9 +35,9 @@ def test_resume_queues_the_job_again_with_the_current_sign_in(
     grower, job_files, django_capture_on_commit_callbacks, monkeypatch
 ):
     sent = []
-    monkeypatch.setattr("portal.jobs.tasks.run_job.delay", sent.append)
+    monkeypatch.setattr(scheme_references, "delay", sent.append)
     job = new_job(grower, credential=credentials.encrypt("a-token-the-service-does-not-know"))
-    running.run(job.pk)
+    run(job)
     with django_capture_on_commit_callbacks(execute=True):
         response = grower.post(f"/jobs/{job.pk}/resume/")
     assert response.status_code == 302
@@ -44,7 +45,7 @@ def test_resume_queues_the_job_again_with_the_current_sign_in(
     job.refresh_from_db()
     assert job.state == Job.State.QUEUED and not job.needs_sign_in
     assert credentials.decrypt(job.credential) == credentials.bearer(grower.session).token
-    running.run(job.pk)
+    run(job)
     job.refresh_from_db()
     assert job.state == Job.State.DONE and len(files_in(job_files)) == 1
 
@@ -61,7 +62,7 @@ def test_resume_by_htmx_answers_the_fragment_that_polls_again(
 
 def test_download_gives_the_file_as_an_attachment(grower):
     job = new_job(grower)
-    running.run(job.pk)
+    run(job)
     response = grower.get(f"/jobs/{job.pk}/download/")
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv"
@@ -77,7 +78,7 @@ def test_download_is_not_found_before_the_job_is_done(grower):
 
 def test_another_users_job_and_file_are_not_found(grower, stranger):
     job = new_job(grower)
-    running.run(job.pk)
+    run(job)
     assert stranger.get(f"/jobs/{job.pk}/download/").status_code == 404
     assert stranger.post(f"/jobs/{job.pk}/cancel/").status_code == 404
     assert stranger.post(f"/jobs/{job.pk}/resume/").status_code == 404

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.core.files.storage import InMemoryStorage
 
-from portal.jobs import running
 from portal.jobs.models import Job
+from tests.jobs import run
 from tests.portal.jobs.conftest import new_job
 
 PREFIX = "/_protected/job-files/"
@@ -21,7 +21,7 @@ def behind_nginx(settings) -> str:
 
 def test_the_owner_gets_an_empty_answer_naming_the_file_for_nginx(grower, behind_nginx, job_files):
     job = new_job(grower)
-    running.run(job.pk)
+    run(job)
     job.refresh_from_db()
     response = grower.get(f"/jobs/{job.pk}/download/")
     assert response.status_code == 200
@@ -35,7 +35,7 @@ def test_the_owner_gets_an_empty_answer_naming_the_file_for_nginx(grower, behind
 
 def test_a_stranger_gets_no_file_name(grower, stranger, behind_nginx):
     job = new_job(grower)
-    running.run(job.pk)
+    run(job)
     response = stranger.get(f"/jobs/{job.pk}/download/")
     assert response.status_code == 404 and "X-Accel-Redirect" not in response
 
@@ -48,7 +48,7 @@ def test_a_job_not_done_names_no_file(grower, behind_nginx):
 
 def test_a_file_that_has_gone_is_not_found(grower, behind_nginx, job_files):
     job = new_job(grower)
-    running.run(job.pk)
+    run(job)
     (job_files / "jobs" / str(job.pk) / "result").unlink()
     response = grower.get(f"/jobs/{job.pk}/download/")
     assert response.status_code == 404 and "X-Accel-Redirect" not in response
@@ -56,7 +56,7 @@ def test_a_file_that_has_gone_is_not_found(grower, behind_nginx, job_files):
 
 def test_without_the_prefix_the_portal_sends_the_file_itself(grower, job_files):
     job = new_job(grower)
-    running.run(job.pk)
+    run(job)
     response = grower.get(f"/jobs/{job.pk}/download/")
     assert "X-Accel-Redirect" not in response
     assert b"".join(response.streaming_content).startswith(b"section,reference")
@@ -66,7 +66,7 @@ def test_files_not_on_the_file_system_are_sent_by_the_portal(grower, behind_ngin
     """Object storage (S3): nginx cannot read them, so the portal streams them."""
     monkeypatch.setattr(Job._meta.get_field("result"), "storage", InMemoryStorage())
     job = new_job(grower)
-    running.run(job.pk)
+    run(job)
     response = grower.get(f"/jobs/{job.pk}/download/")
     assert response.status_code == 200 and "X-Accel-Redirect" not in response
     assert b"".join(response.streaming_content).startswith(b"section,reference")

@@ -17,6 +17,7 @@ from django.test import Client
 from portal import logs
 from portal.env import database_label
 from portal.jobs.models import Job
+from tests.portal.jobs.kinds import KIND
 from tests.portal.jobs.test_worker import (
     Worker,
     _test_database_url,
@@ -101,7 +102,7 @@ def test_a_jobs_records_carry_the_id_of_the_request_that_started_it(grower, work
     assert calls, "the job's calls to the service are logged"
     for entry in calls:
         assert entry["request_id"] == "4bf92f3577b34da6a3ce929d0e0e4736"
-        assert entry["task_name"] == "portal.jobs.tasks.run_job"
+        assert entry["task_name"] == KIND  # the kind of job: its task's name
     assert any(" ready." in e["message"] for e in entries)  # Celery's own records too
 
 

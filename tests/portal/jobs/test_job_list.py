@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from portal.jobs import running
 from portal.jobs.models import Job
+from tests.jobs import run
 from tests.portal.jobs.conftest import new_job
 from tests.portal.pages import navigation
 
@@ -16,7 +16,7 @@ def test_it_says_when_there_are_none(grower):
 
 def test_it_lists_the_users_jobs_with_their_states(grower, stranger):
     done = new_job(grower, title="References, done")
-    running.run(done.pk)
+    run(done)
     new_job(grower, title="References, running", state=Job.State.RUNNING, done=2, total=9)
     new_job(stranger, title="Someone else's")
     page = grower.get("/jobs/").content.decode()

@@ -6,8 +6,9 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from portal.jobs import running
+from portal.jobs import tasks
 from portal.jobs.models import Job
+from tests.jobs import run
 from tests.portal.jobs.conftest import new_job
 
 HTMX = {"HX-Request": "true"}
@@ -35,16 +36,28 @@ def test_its_fragment_is_the_progress_alone_while_the_job_runs(grower):
     assert response.status_code == 200
     assert "<html" not in fragment
     assert fragment.lstrip().startswith('<div class="job-progress"')
-    assert f'hx-get="/jobs/{job.pk}/"' in fragment
+    assert f'hx-get="/jobs/{job.pk}/?shown=running.3.12"' in fragment
     # htmx puts the fragment in place as the page's own elements: a refresh in it would be
     # obeyed with JavaScript too, and take the user off the page.
     assert "http-equiv" not in fragment
 
 
+def test_its_fragment_answers_204_while_nothing_has_changed_since_it_was_shown(grower):
+    job = new_job(grower, state=Job.State.RUNNING, done=3, total=12)
+    unchanged = grower.get(f"/jobs/{job.pk}/?shown=running.3.12", headers=HTMX)
+    assert (unchanged.status_code, unchanged.content) == (204, b"")
+    Job.objects.filter(pk=job.pk).update(done=4)
+    moved = grower.get(f"/jobs/{job.pk}/?shown=running.3.12", headers=HTMX)
+    assert moved.status_code == 200
+    assert "4 of 12 done" in moved.text
+    assert f'hx-get="/jobs/{job.pk}/?shown=running.4.12"' in moved.text
+
+
 def test_its_fragment_answers_286_once_the_job_is_done_with_the_download(grower):
     job = new_job(grower)
-    running.run(job.pk)
-    response = grower.get(f"/jobs/{job.pk}/", headers=HTMX)
+    shown = job.shown
+    run(job)
+    response = grower.get(f"/jobs/{job.pk}/?shown={shown}", headers=HTMX)
     fragment = response.content.decode()
     assert response.status_code == 286
     assert f'href="/jobs/{job.pk}/download/"' in fragment
@@ -54,7 +67,7 @@ def test_its_fragment_answers_286_once_the_job_is_done_with_the_download(grower)
 
 def test_a_done_job_page_stops_refreshing(grower):
     job = new_job(grower)
-    running.run(job.pk)
+    run(job)
     page = grower.get(f"/jobs/{job.pk}/").content.decode()
     assert REFRESH not in page
     assert "hx-trigger" not in page
@@ -72,7 +85,7 @@ def test_a_failed_job_shows_why_with_a_retry_button(grower):
 
 def test_a_job_stopped_for_sign_in_offers_to_resume(grower):
     job = new_job(grower, state=Job.State.FAILED, needs_sign_in=True,
-                  message=running.SIGN_IN_AGAIN)  # fmt: skip
+                  message=tasks.SIGN_IN_AGAIN)  # fmt: skip
     page = grower.get(f"/jobs/{job.pk}/").content.decode()
     assert "Sign in again to finish this" in page
     assert ">Resume</button>" in page

@@ -9,10 +9,10 @@ from django.test import RequestFactory
 from django.utils import timezone
 
 from portal.accounts import credentials
-from portal.jobs import running
+from portal.jobs import actions
+from portal.jobs.actions import start_job
 from portal.jobs.models import Job
-from portal.jobs.running import start_job
-from tests.portal.jobs.kinds import KIND
+from tests.portal.jobs.kinds import KIND, scheme_references
 from tests.portal.standards.helpers import CROPS
 
 KEY = f"{KIND}:live:{CROPS}:v1"
@@ -29,12 +29,13 @@ def request_of(grower):
 @pytest.fixture
 def sent(monkeypatch) -> list:
     messages: list = []
-    monkeypatch.setattr("portal.jobs.tasks.run_job.delay", messages.append)
+    monkeypatch.setattr(scheme_references, "delay", messages.append)
     return messages
 
 
 def start(request, key: str = KEY) -> Job:
-    return start_job(request, KIND, "References of the crops scheme", {"scheme": CROPS}, key)
+    return start_job(request, scheme_references, "References of the crops scheme",
+                     {"scheme": CROPS}, key)  # fmt: skip
 
 
 def test_it_sends_only_the_jobs_id_once_the_transaction_commits(
@@ -63,7 +64,7 @@ def test_a_failed_cancelled_or_expired_job_is_not_reused(request_of, sent):
     Job.objects.filter(pk=failed.pk).update(state=Job.State.FAILED)
     cancelled = start(request_of)
     assert cancelled != failed
-    running.cancel(cancelled)
+    actions.cancel(cancelled)
     expired = start(request_of)
     assert expired not in (failed, cancelled)
     Job.objects.filter(pk=expired.pk).update(
@@ -74,11 +75,16 @@ def test_a_failed_cancelled_or_expired_job_is_not_reused(request_of, sent):
 
 def test_a_cancelled_job_expires_as_others_do(request_of, sent):
     job = start(request_of)
-    running.cancel(job)
+    actions.cancel(job)
     job.refresh_from_db()
     assert job.expires - job.finished == timedelta(days=7)
 
+    assert job.kind == KIND
 
-def test_it_refuses_a_kind_nobody_registered(request_of):
-    with pytest.raises(ValueError, match="No job of kind"):
-        start_job(request_of, "no-such-kind", "Nothing", {})
+
+def test_resuming_a_job_of_a_kind_the_portal_no_longer_has_does_nothing(request_of, sent):
+    job = start(request_of)
+    Job.objects.filter(pk=job.pk).update(state=Job.State.FAILED, kind="a-kind-since-removed")
+    job.refresh_from_db()
+    assert actions.resume(request_of, job) is False
+    assert Job.objects.get(pk=job.pk).state == Job.State.FAILED

@@ -20,11 +20,11 @@ from django.conf import settings as django_settings
 from django.test import RequestFactory
 
 from portal.celery import app
+from portal.jobs.actions import start_job
 from portal.jobs.models import Job
-from portal.jobs.running import start_job
 from scripts.servers import ROOT, free_port
 from tests.portal.jobs.conftest import files_in
-from tests.portal.jobs.kinds import KIND
+from tests.portal.jobs.kinds import scheme_references
 from tests.portal.jobs.test_running import crops_references, rows_of
 from tests.portal.standards.helpers import CROPS
 from tests.services import PrivateRedis, wait_for
@@ -130,7 +130,7 @@ def start(grower, pause: float) -> Job:
     request = RequestFactory().get("/")
     request.session = grower.session
     request.user = Job._meta.get_field("owner").related_model.objects.get(username="grower")
-    return start_job(request, KIND, "References of the crops scheme",
+    return start_job(request, scheme_references, "References of the crops scheme",
                      {"scheme": CROPS, "pause": pause})  # fmt: skip
 
 

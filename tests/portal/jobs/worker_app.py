@@ -2,9 +2,6 @@
 worker`): the portal's own, with the tests' job kind registered."""
 
 from portal.celery import app
-from portal.jobs.work import KINDS
-from tests.portal.jobs.kinds import KIND, scheme_references
-
-KINDS[KIND] = scheme_references
+from tests.portal.jobs import kinds  # noqa: F401 (registers the tests' kind)
 
 __all__ = ["app"]

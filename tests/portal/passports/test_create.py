@@ -8,6 +8,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
+import time_machine
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
@@ -15,8 +16,9 @@ from django.utils import timezone
 
 from portal import service
 from portal.accounts import credentials
-from portal.assurance import codec
+from portal.assurance import codec, records
 from portal.jobs.models import Job
+from portal.passports import making
 from portal.passports.models import Passport
 from portal.passports.views import create as create_view
 from tests.demo import (
@@ -153,12 +155,13 @@ def test_empty_optional_fields_are_left_out_of_the_request(grower):
     assert record.don_risk_assessment_result is None
 
 
-def first_still_being_made(form: dict, **fields: object) -> Passport:
-    """The row a first sending of `form` writes before it asks the service (no short code)."""
-    return Passport.objects.create(
-        submission=form["submission"], membership_guid=HOLLOWFIELD, site_guid=HOLLOWFIELD_FARM,
-        made_by=get_user_model().objects.get(username="grower"), **fields,
-    )  # fmt: skip
+def first_still_being_made(grower: Client, form: dict) -> Passport:
+    """The row the first sending of `form` has written before it asks the service, as it is
+    while the service makes the passport."""
+    passport = making.claim(uuid.UUID(form["submission"]), _request_of(grower, form),
+                            get_user_model().objects.get(username="grower"))  # fmt: skip
+    assert passport is not None
+    return passport
 
 
 def test_the_same_form_sent_twice_makes_one_passport(grower):
@@ -169,42 +172,61 @@ def test_the_same_form_sent_twice_makes_one_passport(grower):
     assert Passport.objects.count() == 1
 
 
-def test_a_second_submission_waits_for_the_first_still_being_made(grower, monkeypatch):
+def test_a_second_sending_answers_at_once_while_the_first_is_still_being_made(grower):
     form = filled(grower)
-    in_flight = first_still_being_made(form)
-    waits = []
-
-    def first_request_answered_meanwhile(seconds: float) -> None:
-        waits.append(seconds)
-        if len(waits) == 3:
-            Passport.objects.filter(pk=in_flight.pk).update(short_code="ABCDE-FGHJK")
-
-    monkeypatch.setattr(create_view.time, "sleep", first_request_answered_meanwhile)
+    in_flight = first_still_being_made(grower, form)
     response = grower.post("/passports/new", form)
-    assert len(waits) == 3
-    assert response.status_code == 303 and response["Location"] == "/passports/ABCDE-FGHJK/"
+    assert response.status_code == 303
+    waiting = f"/passports/new/{form['submission']}/"
+    assert response["Location"] == waiting
+    page = grower.get(waiting)
+    assert "Your passport is being made" in text(page)
+    assert '<meta http-equiv="refresh" content="3">' in page.content.decode()
+    making.make(in_flight, credentials.bearer(grower.session), _request_of(grower, form))
+    made = grower.get(waiting)
+    assert made.status_code == 302
+    assert made["Location"] == f"/passports/{in_flight.short_code}/"
     assert Passport.objects.count() == 1
 
 
-def test_a_second_submission_goes_on_when_the_first_failed_meanwhile(grower, monkeypatch):
+def test_when_the_first_sending_failed_meanwhile_the_page_says_so_and_the_next_makes_it(grower):
     form = filled(grower)
-    in_flight = first_still_being_made(form)
-    monkeypatch.setattr(
-        create_view.time, "sleep", lambda seconds: Passport.objects.filter(pk=in_flight.pk).delete()
-    )
-    response = grower.post("/passports/new", form)
-    assert response.status_code == 303
-    assert Passport.objects.get().short_code in response["Location"]
+    first_still_being_made(grower, form)
+    assert grower.post("/passports/new", form)["Location"].startswith("/passports/new/")
+    Passport.objects.all().delete()  # as the first sending does when the service refuses it
+    page = grower.get(f"/passports/new/{form['submission']}/")
+    assert "Your passport was not made" in text(page)
+    again = grower.post("/passports/new", form)
+    assert again.status_code == 303
+    assert Passport.objects.get().short_code in again["Location"]
 
 
-def test_a_submission_abandoned_by_a_process_that_died_is_made_by_the_next(grower, monkeypatch):
+def test_a_submission_abandoned_by_a_process_that_died_is_made_by_the_next(grower):
     form = filled(grower)
-    first_still_being_made(form, created=timezone.now() - timedelta(minutes=5))
-    monkeypatch.setattr(create_view.time, "sleep", lambda seconds: pytest.fail("it waited"))
-    response = grower.post("/passports/new", form)
+    first_still_being_made(grower, form)
+    with time_machine.travel(timezone.now() + timedelta(minutes=5)):
+        assert "Your passport was not made" in text(
+            grower.get(f"/passports/new/{form['submission']}/")
+        )
+        response = grower.post("/passports/new", form)
     assert response.status_code == 303
     passport = Passport.objects.get()
     assert passport.is_made and passport.short_code in response["Location"]
+
+
+def test_someone_else_finds_nothing_at_a_forms_waiting_address(grower, partner):
+    form = filled(grower)
+    first_still_being_made(grower, form)
+    page = partner.get(f"/passports/new/{form['submission']}/")
+    assert "Your passport was not made" in text(page)
+
+
+def _request_of(grower: Client, form: dict) -> records.PassportRequest:
+    """The service's request for the form, as the create view makes it."""
+    memberships = service.client().authorisation(credentials.bearer(grower.session)).memberships
+    bound = create_view.PassportForm(form, memberships=memberships)
+    assert bound.is_valid()
+    return bound.passport_request()
 
 
 # --- errors -----------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ def test_the_demo_passport_is_valid_with_its_details(visitor):
     for detail in ("Wheat", "Extase", "Bay 3", "2026", "Stour Valley Haulage", "AE24 KTV"):
         assert detail in page
     assert "A: No post-harvest treatment has been applied to this grain." in page
-    assert "DON risk score 12" in page
+    assert "DON risk assessment result (score) 12" in page
     assert 'class="verdict verdict-valid"' in response.content.decode()
     assert f"Passport {DEMO}" in page
 
@@ -124,23 +124,23 @@ def test_every_detail_the_service_gives_is_shown_with_its_dates_as_given(visitor
     page = text(visitor.get(f"/p/{codes.normalise(made.short_code)}"))
     assert "✓ Valid" in page
     expected = [
-        "Crop Oilseed rape",
+        "Crop type Oilseed rape",
         "Variety Campus",
-        "Store or bin Bin 7",
+        "Store or bin name Bin 7",
         # As the service gives it (UTC), not moved into British Summer Time (08:30).
         "Loading date 21 August 2026, 07:30",
         "Harvest year 2026",
-        f"Business {made.business_name}",
-        "Haulier Marsh Lane Haulage Ltd",
-        "Vehicle AB12 CDE",
-        "Trailer TR-0457",
-        "Collection ticket MLH-882913",
-        "Option B: Treated after harvest.",
+        f"Business name {made.business_name}",
+        "Haulier company name Marsh Lane Haulage Ltd",
+        "Vehicle registration AB12 CDE",
+        "Trailer number TR-0457",
+        "Haulier collection ticket no. MLH-882913",
+        "Treatment option B: Treated after harvest: date and product below.",
         "Treatment date 2 August 2026",  # 00:30 on the 3rd in London
-        "Product K-Obiol EC 25",
-        "DON risk score 12.5",
-        "DON test 15 August 2026: Below 200 µg/kg",
-        "ZON test 16 August 2026: Below 20 µg/kg",
+        "Product used K-Obiol EC 25",
+        "DON risk assessment result (score) 12.5",
+        "DON test date 15 August 2026 DON test result Below 200 µg/kg",
+        "ZON test date 16 August 2026 ZON test result Below 20 µg/kg",
         f"Membership number {made.membership_number}",
         f"Certifier {made.certifier_name}",
     ]

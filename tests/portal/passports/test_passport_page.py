@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from portal.jobs.models import Job
-from portal.passports import pdfs
+from portal.passports.tasks import passport_pdf
 from tests.portal.accounts.helpers import upstream_calls
 from tests.portal.passports.helpers import suspended_after_it_was_made, text
 from tests.portal.passports.made import (
@@ -42,7 +42,7 @@ def test_the_grower_opens_a_passport_the_portal_made_without_asking_the_service(
     page = text(response)
     assert f"Passport {short_code} · Assurance portal" in page  # the title
     assert f"Short code {spelt(short_code)} {grouped(short_code)}" in page
-    assert "Assurance claim ✓ Valid" in page
+    assert "The claim when the passport was made ✓ Valid" in page
     for words in (
         "Certifier Meridian Farm Certification Ltd",
         "Membership number CCSB-204817",
@@ -50,13 +50,14 @@ def test_the_grower_opens_a_passport_the_portal_made_without_asking_the_service(
         "Claim checked on",
         "Business name Hollowfield Farms Ltd",
         "Collection address Hollowfield Farm, Long Lane",
-        "Grain store Main grain store",
-        "Grain store location 52.0121, 0.9834",
+        "Grain store (collection point) Main grain store",
+        "Grain store latitude 52.0121",
+        "Grain store longitude 0.9834",
         "Crop type Wheat",
         "Variety Extase",
         "Loading date 21 August 2026, 07:30",
         "Harvest year 2026",
-        "Option B: Treated after harvest.",
+        "Treatment option B: Treated after harvest: date and product below.",
         "Treatment date 10 August 2026",
         "Product used Actellic Smoke Generator No. 20",
         "DON risk assessment result (score) 14",
@@ -71,7 +72,8 @@ def test_the_grower_opens_a_passport_the_portal_made_without_asking_the_service(
 
 def test_the_sections_come_in_the_passports_order(grower):
     page = text(grower.get(f"/passports/{made_here()}/"))
-    headings = ["Assurance claim", "1 Load details", "4 Post-harvest treatment", "5 Mycotoxin risk"]
+    headings = ["Business and collection address", "1 Load details", "2 Assurance claim",
+                "4 Post-harvest treatment", "5 Mycotoxin risk"]  # fmt: skip
     places = [page.index(heading) for heading in headings]
     assert places == sorted(places)
 
@@ -146,7 +148,7 @@ def test_anyone_not_a_contact_of_its_membership_finds_no_such_page(grower, usern
     response = stranger.get(f"/passports/{short_code}/")
     assert response.status_code == 404
     assert text(response) == text(unknown)  # just as for a code that does not exist
-    assert not Job.objects.filter(kind=pdfs.KIND, owner__username=username).exists()
+    assert not Job.objects.filter(kind=passport_pdf.name, owner__username=username).exists()
 
 
 def test_it_needs_a_sign_in(client: Client, upstream_sandbox):
@@ -166,23 +168,27 @@ def test_a_passport_made_elsewhere_whose_claim_is_not_valid_now_shows_that_alone
     assert "✗ Not valid" in page
     assert "The assurance claim is not valid now." in page
     assert "Barley" not in page
-    assert not Job.objects.filter(kind=pdfs.KIND).exists()
+    assert not Job.objects.filter(kind=passport_pdf.name).exists()
 
 
-def test_the_page_starts_the_pdf_and_says_it_is_being_prepared(grower):
+def test_opening_the_page_starts_nothing_and_asking_for_the_pdf_prepares_it(grower):
     short_code = made_here()
+    page = grower.get(f"/passports/{short_code}/")
+    assert "Get the PDF" in text(page)
+    assert not Job.objects.filter(kind=passport_pdf.name).exists()  # a GET changes nothing
+    asked = grower.post(f"/passports/{short_code}/pdf")
+    assert (asked.status_code, asked["Location"]) == (302, f"/passports/{short_code}/")
     response = grower.get(f"/passports/{short_code}/")
-    page = text(response)
-    assert "The PDF is being prepared." in page
-    job = Job.objects.get(kind=pdfs.KIND)
+    assert "The PDF is being prepared." in text(response)
+    job = Job.objects.get(kind=passport_pdf.name)
     assert job.title == f"PDF of passport {short_code}"
     assert job.params == {"short_code": short_code}
     html = response.content.decode()
-    assert f'hx-get="/passports/{short_code}/pdf/state?shown=preparing"' in html
+    assert f'hx-get="/passports/{short_code}/pdf/state?shown=queued.0.0"' in html
     # Without JavaScript, the page refreshes itself until the PDF is ready.
     assert '<noscript><meta http-equiv="refresh" content="3"></noscript>' in html
-    grower.get(f"/passports/{short_code}/")
-    assert Job.objects.filter(kind=pdfs.KIND).count() == 1  # one job, not one a visit
+    grower.post(f"/passports/{short_code}/pdf")
+    assert Job.objects.filter(kind=passport_pdf.name).count() == 1  # one job, however asked
 
 
 def test_the_page_links_its_stylesheet_and_a_description(grower):

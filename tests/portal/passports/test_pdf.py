@@ -12,10 +12,11 @@ from django.contrib.auth import get_user_model
 from django.test import Client, RequestFactory
 from django_htmx.http import HTMX_STOP_POLLING
 
-from portal.jobs import running
 from portal.jobs.models import Job
 from portal.passports import pdfs
+from portal.passports.tasks import CLAIM_NOT_VALID, passport_pdf
 from tests.demo import WENHAM
+from tests.jobs import run
 from tests.portal.passports.helpers import no_longer_a_contact, suspended, text
 from tests.portal.passports.made import (
     made_elsewhere,
@@ -30,16 +31,18 @@ HTMX = {"HX-Request": "true"}
 
 
 def pdf_job(owner: str = "grower") -> Job:
-    return Job.objects.get(kind=pdfs.KIND, owner__username=owner)
+    return Job.objects.get(kind=passport_pdf.name, owner__username=owner)
+
+
+def asked(client: Client, short_code: str) -> None:
+    """The PDF asked for on the passport's page, as its button does."""
+    assert client.post(f"/passports/{short_code}/pdf").status_code == 302
 
 
 def ready(client: Client, short_code: str) -> Job:
-    """The passport's page opened, and the PDF's job it started run as the worker runs it."""
-    client.get(f"/passports/{short_code}/")
-    job = pdf_job()
-    running.run(job.pk)
-    job.refresh_from_db()
-    return job
+    """The PDF asked for on the passport's page, and its job run as the worker runs it."""
+    asked(client, short_code)
+    return run(pdf_job())
 
 
 def pdf_text(content: bytes) -> str:
@@ -70,14 +73,14 @@ def test_the_job_made_with_the_passport_is_the_one_its_page_shows(grower):
     request.session = grower.session
     request.user = get_user_model().objects.get(username="grower")
     started = pdfs.start(request, short_code.replace("-", ""))  # as the service writes it
-    grower.get(f"/passports/{short_code}/")
+    asked(grower, short_code)
     assert pdf_job() == started
     assert started.params == {"short_code": short_code}
 
 
 def test_before_it_is_ready_the_pdfs_address_leads_back_to_the_page(grower):
     short_code = made_here()
-    grower.get(f"/passports/{short_code}/")
+    asked(grower, short_code)
     response = grower.get(f"/passports/{short_code}/pdf")
     assert response.status_code == 302
     assert response["Location"] == f"/passports/{short_code}/"
@@ -85,18 +88,18 @@ def test_before_it_is_ready_the_pdfs_address_leads_back_to_the_page(grower):
 
 def test_its_state_is_polled_until_the_job_has_ended(grower):
     short_code = made_here()
-    grower.get(f"/passports/{short_code}/")
+    asked(grower, short_code)
     state = f"/passports/{short_code}/pdf/state"
     polled = grower.get(state, headers=HTMX)
     assert polled.status_code == 200
     html = polled.content.decode()
     assert "<html" not in html
-    assert f'hx-get="{state}?shown=preparing"' in html
+    assert f'hx-get="{state}?shown=queued.0.0"' in html
     assert "The PDF is being prepared." in text(polled)
     # Polled by a page that says so already: nothing to swap.
-    assert grower.get(f"{state}?shown=preparing", headers=HTMX).status_code == 204
-    running.run(pdf_job().pk)
-    ended = grower.get(f"{state}?shown=preparing", headers=HTMX)
+    assert grower.get(f"{state}?shown=queued.0.0", headers=HTMX).status_code == 204
+    run(pdf_job())
+    ended = grower.get(f"{state}?shown=queued.0.0", headers=HTMX)
     assert ended.status_code == HTMX_STOP_POLLING
     assert "hx-get" not in ended.content.decode()
     assert f'href="/passports/{short_code}/pdf"' in ended.content.decode()
@@ -109,9 +112,9 @@ def test_a_fetch_the_service_refuses_says_why_and_is_retried(grower, upstream_sa
         ready(grower, short_code)
     job = pdf_job()
     assert job.state == Job.State.FAILED
-    assert job.message == pdfs.CLAIM_NOT_VALID
+    assert job.message == CLAIM_NOT_VALID
     page = grower.get(f"/passports/{short_code}/")
-    assert pdfs.CLAIM_NOT_VALID in text(page)
+    assert CLAIM_NOT_VALID in text(page)
     assert "Retry" in text(page)
     assert "<noscript><meta http-equiv" not in page.content.decode()  # nothing to wait for
 
@@ -120,7 +123,7 @@ def test_a_fetch_the_service_refuses_says_why_and_is_retried(grower, upstream_sa
     assert "<html" not in retried.content.decode()
     assert "The PDF is being prepared." in text(retried)
     assert pdf_job() == job  # the same job, queued again
-    running.run(job.pk)
+    run(job)
     download = grower.get(f"/passports/{short_code}/pdf")
     assert b"".join(download.streaming_content).startswith(b"%PDF")
 
@@ -142,7 +145,7 @@ def test_a_fetch_that_fails_otherwise_says_so_with_a_retry(grower, monkeypatch):
         def passport_pdf(self, *args: object) -> bytes:
             raise RuntimeError("the service answered nonsense")
 
-    monkeypatch.setattr("portal.passports.pdfs.client", Broken)
+    monkeypatch.setattr("portal.passports.tasks.client", Broken)
     ready(grower, short_code)
     page = text(grower.get(f"/passports/{short_code}/"))
     assert (

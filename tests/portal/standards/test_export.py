@@ -8,8 +8,8 @@ import io
 import pypdf
 import pytest
 
-from portal.jobs import running
 from portal.jobs.models import Job
+from tests.jobs import run
 from tests.portal.standards.helpers import CROPS, HTMX, UNKNOWN_SCHEME, demo
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +40,7 @@ def test_with_htmx_its_progress_takes_the_forms_place(grower):
     assert "<html" not in content
     job = Job.objects.get()
     assert f'id="job-{job.pk}"' in content
-    assert f'hx-get="/jobs/{job.pk}/"' in content  # it polls while the job runs
+    assert f'hx-get="/jobs/{job.pk}/?shown=queued.0.0"' in content  # it polls while the job runs
 
 
 def test_asking_again_for_the_same_content_reuses_the_job(grower):
@@ -71,7 +71,7 @@ def test_it_takes_only_a_post(grower):
 def test_the_job_makes_the_whole_scheme_as_csv(grower):
     grower.post(EXPORT, {"format": "csv"})
     job = Job.objects.get()
-    running.run(job.pk)  # as the worker does
+    run(job)  # as the worker does
     job.refresh_from_db()
     assert job.state == Job.State.DONE
     assert job.done == job.total > 0
@@ -85,7 +85,7 @@ def test_the_job_makes_the_whole_scheme_as_csv(grower):
 def test_the_job_makes_the_whole_preview_as_a_pdf(grower):
     grower.post(f"/standards/preview/{CROPS}/export/", {"format": "pdf"})
     job = Job.objects.get()
-    running.run(job.pk)
+    run(job)
     job.refresh_from_db()
     assert job.state == Job.State.DONE
     assert job.result_name == "combinable-crops-and-sugar-beet-preview.pdf"

@@ -1,21 +1,23 @@
-"""The standards' own jobs: a whole scheme as a PDF checklist or as CSV (portal.jobs runs them
-on a worker, with the credentials of the user who asked)."""
+"""The standards' own kinds of job: a whole scheme as a PDF checklist or as CSV (run on a worker
+by portal.jobs, with the credentials of the user who asked)."""
 
 from __future__ import annotations
 
+from celery import shared_task
+
 from portal.assurance.client import Credentials
 from portal.jobs.models import Job
-from portal.jobs.work import Progress, ResultFile
+from portal.jobs.tasks import JobTask, Progress, ResultFile
 from portal.standards import exports
 
-PDF_KIND, CSV_KIND = "scheme-export-pdf", "scheme-export-csv"
 
-
+@shared_task(base=JobTask, name="scheme-export-pdf")
 def scheme_pdf(job: Job, credentials: Credentials, progress: Progress) -> ResultFile:
     scheme = _whole_scheme(job, credentials, progress)
     return ResultFile(scheme.file_name("pdf"), "application/pdf", exports.scheme_pdf(scheme))
 
 
+@shared_task(base=JobTask, name="scheme-export-csv")
 def scheme_csv(job: Job, credentials: Credentials, progress: Progress) -> ResultFile:
     scheme = _whole_scheme(job, credentials, progress)
     content = exports.scheme_csv(scheme.sections)
@@ -27,6 +29,3 @@ def _whole_scheme(job: Job, credentials: Credentials, progress: Progress) -> exp
     for making the file."""
     stage, scheme_guid = job.params["stage"], job.params["scheme_guid"]
     return exports.whole_scheme(credentials, stage, scheme_guid, progress, steps_after=1)
-
-
-KINDS = {PDF_KIND: scheme_pdf, CSV_KIND: scheme_csv}

@@ -1,0 +1,74 @@
+"""The web's side of jobs: starting, cancelling and resuming them for the signed-in user.
+
+A view starts a job of a kind (a task on portal.jobs.tasks.JobTask) with
+`start_job(request, task, title, params, dedupe_key)`; the task is sent once the transaction
+commits, carrying only the job's id, and runs on a worker with the user's credentials, kept
+encrypted on the job's row.
+"""
+
+from __future__ import annotations
+
+from celery.contrib.django.task import DjangoTask
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.http import HttpRequest
+from django.utils import timezone
+
+from portal.accounts import credentials
+from portal.accounts.session import user_credentials
+from portal.jobs.models import Job, expiry
+
+
+def start_job(
+    request: HttpRequest, task: DjangoTask, title: str, params: dict, dedupe_key: str = ""
+) -> Job:
+    """A job of `task`'s kind for the signed-in user, acting with their credentials; queued
+    once the transaction commits. With a `dedupe_key`, the user's job of that key that is
+    queued, running or done (its file not yet expired) is returned instead of a new one."""
+    token = user_credentials(request)  # AuthenticationRequired if the sign-in has ended
+    if dedupe_key:
+        same = _reusable(request.user, dedupe_key)
+        if same is not None:
+            return same
+    job = Job.objects.create(
+        kind=task.name, owner=request.user, title=title, params=params, dedupe_key=dedupe_key,
+        credential=credentials.encrypt(token.token),
+    )  # fmt: skip
+    task.delay_on_commit(job.pk)
+    return job
+
+
+def _reusable(owner: AbstractBaseUser, dedupe_key: str) -> Job | None:
+    return (
+        Job.objects.filter(owner=owner, dedupe_key=dedupe_key)
+        .filter(state__in=(Job.State.QUEUED, Job.State.RUNNING, Job.State.DONE))
+        .exclude(expires__lte=timezone.now())
+        .first()
+    )
+
+
+def cancel(job: Job) -> bool:
+    """Cancels a job that has not ended; its worker stops at its next progress. False if it
+    had ended."""
+    now = timezone.now()
+    changed = Job.objects.filter(pk=job.pk, state__in=(Job.State.QUEUED, Job.State.RUNNING))
+    ended = changed.update(state=Job.State.CANCELLED, credential="", message="Cancelled.",
+                           finished=now, touched=now, expires=expiry(now))  # fmt: skip
+    return bool(ended)
+
+
+def resume(request: HttpRequest, job: Job) -> bool:
+    """Queues a failed job again with the signed-in owner's current credentials (a job whose
+    sign-in had ended, or one that failed). False if the job had not failed, or is of a kind
+    this portal no longer has."""
+    task = job.task
+    if task is None:
+        return False
+    token = user_credentials(request)
+    queued = Job.objects.filter(pk=job.pk, state=Job.State.FAILED).update(
+        state=Job.State.QUEUED, credential=credentials.encrypt(token.token), message="",
+        needs_sign_in=False, done=0, total=0, started=None, finished=None,
+        touched=timezone.now(),
+    )  # fmt: skip
+    if queued:
+        task.delay_on_commit(job.pk)
+    return bool(queued)

@@ -1,0 +1,51 @@
+"""Exports of many passports, made by a job (the `passport-export` kind, portal.passports.tasks):
+one ZIP of their PDFs, each named by its short code, with their records as `passports.csv` and
+`passports.xlsx`; or one PDF of them all in order, for printing (a batch's).
+
+The passports are chosen when the export is asked for (those ticked, or every one that matches
+the list's filters), within PORTAL_EXPORT_LIMIT; those the user may no longer see when the job
+runs are left out, and the job says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from portal.jobs import actions
+from portal.jobs.models import Job
+from portal.passports.tasks import PDF, ZIP, passport_export
+
+FORMATS = {ZIP: "as a ZIP", PDF: "as one PDF to print"}
+
+
+def limit(fmt: str) -> int:
+    """The most passports one export of `fmt` takes: one PDF to print is a batch's."""
+    return settings.PORTAL_BATCH_LIMIT if fmt == PDF else settings.PORTAL_EXPORT_LIMIT
+
+
+def refusal(fmt: str, count: int) -> str:
+    """Why an export of `count` passports as `fmt` cannot be made, or ""."""
+    if fmt not in FORMATS:
+        return "Nothing was exported: choose a ZIP of the passports, or one PDF to print."
+    if count == 0:
+        return "Nothing was exported: no passport matches the filters."
+    if count > limit(fmt):
+        what = "One PDF to print" if fmt == PDF else "An export"
+        return (f"Nothing was exported: {what} takes at most {limit(fmt):,} passports, and "
+                f"these are {count:,}. Narrow the filters (a harvest year, or loading dates) "
+                "and export them in parts.")  # fmt: skip
+    return ""
+
+
+def start(request: HttpRequest, fmt: str, passport_ids: list[int]) -> Job:
+    """The signed-in user's export of these passports (their ids, newest first): a new job, or
+    theirs of the same passports and format under way or done."""
+    count = len(passport_ids)
+    title = f"{count:,} passport{'' if count == 1 else 's'} {FORMATS[fmt]}"
+    chosen = hashlib.sha256(",".join(map(str, passport_ids)).encode()).hexdigest()[:32]
+    params = {"format": fmt, "passports": passport_ids}
+    return actions.start_job(request, passport_export, title, params,
+                             dedupe_key=f"{passport_export.name}:{fmt}:{chosen}")  # fmt: skip

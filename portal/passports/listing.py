@@ -1,0 +1,62 @@
+"""The business's passports: every passport the portal has recorded for the memberships the user
+is a registered contact of now (the service's authorisation), whoever in the business made it;
+narrowed by the list's filters. The list page and its exports ask here, so that no address
+reaches a passport of a membership the user is not a contact of."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from django.db.models import F, QuerySet, Value
+from django.db.models.functions import Replace
+
+from portal.assurance import records
+from portal.passports.models import Passport
+
+
+def visible(memberships: list[records.Membership]) -> QuerySet[Passport]:
+    """The passports of these memberships, newest first."""
+    guids = [m.membership_guid for m in memberships if m.membership_guid]
+    return Passport.objects.filter(membership_guid__in=guids, short_code__isnull=False)
+
+
+def narrowed(passports: QuerySet[Passport], filters: dict[str, Any]) -> QuerySet[Passport]:
+    """`passports` narrowed by the valid filters of a PassportFilters form (its `applied`)."""
+    if "membership" in filters:
+        passports = passports.filter(membership_guid=filters["membership"])
+    if "site" in filters:
+        passports = passports.filter(site_guid=filters["site"])
+    if "crop" in filters:
+        passports = passports.filter(crop_type__iexact=filters["crop"])
+    if "year" in filters:
+        passports = passports.filter(harvest_year=filters["year"])
+    if "loaded_from" in filters:
+        passports = passports.filter(loading_date__gte=_start_of(filters["loaded_from"]))
+    if "loaded_to" in filters:
+        passports = passports.filter(loading_date__lt=_start_of(filters["loaded_to"], 1))
+    if "code" in filters:
+        bare = Replace(F("short_code"), Value("-"), Value(""))
+        passports = passports.alias(bare_code=bare).filter(bare_code__contains=filters["code"])
+    return passports
+
+
+def crops(passports: QuerySet[Passport]) -> list[str]:
+    """The crops of these passports, each once whatever its case, in order."""
+    distinct = passports.exclude(crop_type="").values_list("crop_type", flat=True)
+    found: dict[str, str] = {}
+    for crop in sorted(set(distinct.order_by().distinct())):
+        found.setdefault(crop.lower(), crop)
+    return sorted(found.values(), key=str.lower)
+
+
+def harvest_years(passports: QuerySet[Passport]) -> list[str]:
+    """The harvest years of these passports, the latest first."""
+    years = passports.exclude(harvest_year="").values_list("harvest_year", flat=True)
+    return sorted(set(years.order_by().distinct()), reverse=True)
+
+
+def _start_of(day: date, days_after: int = 0) -> datetime:
+    """The start of `day` (or of a day after it) in UTC: loading dates are compared as the
+    service writes them, as the pages show them."""
+    return datetime.combine(day + timedelta(days=days_after), time.min, tzinfo=UTC)

@@ -1,0 +1,127 @@
+"""Many passports packed into one file for an export's job: a ZIP of their PDFs (stored as they
+are: a PDF is compressed already), each named by its short code, with their records as
+`passports.csv` and `passports.xlsx`; or one PDF of them all in order, for printing.
+
+The PDFs are had a few at once (a bound), and taken in order; the ZIP is written to a file of its
+own as they come, never held whole in memory. A cancelled job stops at the next passport.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tempfile
+import zipfile
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import IO
+
+import pypdf
+from django.utils import timezone
+
+from portal.jobs.tasks import Progress
+from portal.passports import manifests
+from portal.passports.models import Passport
+
+type Fetched = Iterator[tuple[Passport, bytes | None]]
+
+
+@dataclass
+class Packed:
+    name: str
+    content_type: str
+    file: IO[bytes]
+    without_pdf: list[str] = field(default_factory=list)  # short codes
+
+
+def pdfs_in_order(
+    passports: list[Passport], pdf_of: Callable[[Passport], bytes | None], bound: int
+) -> Fetched:
+    """Each passport with its PDF (None if it has none), in order; `pdf_of` runs in `bound`
+    threads, at most that many passports ahead of the one taken."""
+    with ThreadPoolExecutor(max_workers=bound, thread_name_prefix="pdf") as pool:
+        ahead: deque[tuple[Passport, Future[bytes | None]]] = deque()
+        try:
+            for passport in passports:
+                ahead.append((passport, pool.submit(pdf_of, passport)))
+                if len(ahead) > bound:
+                    taken, pdf = ahead.popleft()
+                    yield taken, pdf.result()
+            while ahead:
+                taken, pdf = ahead.popleft()
+                yield taken, pdf.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def zip_of(fetched: Fetched, progress: Progress, count: int) -> Packed:
+    """A ZIP of the PDFs and both manifests. Its steps: each passport, then the manifests."""
+    out = tempfile.TemporaryFile()  # noqa: SIM115 (the job's file: closed once it is kept)
+    packed = Packed(f"passports-{timezone.localdate():%Y-%m-%d}.zip", "application/zip", out)
+    passports = []
+    with zipfile.ZipFile(out, "w", allowZip64=True) as archive:
+        for done, (passport, pdf) in enumerate(fetched, 1):
+            if pdf is None:
+                packed.without_pdf.append(passport.short_code)
+            else:
+                archive.writestr(_member(f"{passport.short_code}.pdf"), pdf)
+            passports.append(passport)
+            progress(done, count + 1)
+        records = [passport.crop_passport for passport in passports]
+        with archive.open(_member("passports.csv", zipfile.ZIP_DEFLATED), "w") as member:
+            text = io.TextIOWrapper(member, encoding="utf-8-sig", newline="")
+            manifests.write_csv(text, records)
+            text.flush()
+            text.detach()
+        with tempfile.TemporaryFile() as xlsx:
+            manifests.write_xlsx(xlsx, records)
+            xlsx.seek(0)
+            with archive.open(_member("passports.xlsx"), "w") as member:
+                shutil.copyfileobj(xlsx, member)
+    out.seek(0)
+    return packed
+
+
+def one_pdf(fetched: Fetched, progress: Progress, count: int) -> Packed:
+    """One PDF of every passport's PDF in order, for printing."""
+    out = tempfile.TemporaryFile()  # noqa: SIM115 (the job's file: closed once it is kept)
+    packed = Packed(f"passports-{timezone.localdate():%Y-%m-%d}.pdf", "application/pdf", out)
+    writer = pypdf.PdfWriter()
+    for done, (passport, pdf) in enumerate(fetched, 1):
+        if pdf is None:
+            packed.without_pdf.append(passport.short_code)
+        else:
+            writer.append(io.BytesIO(pdf))
+        progress(done, count + 1)
+    writer.write(out)
+    out.seek(0)
+    return packed
+
+
+def left_out(not_theirs: int, without_pdf: list[str]) -> str:
+    """What the job's page says of the passports the file lacks, or ""."""
+    notes = []
+    if not_theirs:
+        notes.append(
+            f"{_passports(not_theirs)} left out: you are no longer a registered contact of "
+            "their membership."
+        )
+    if without_pdf:
+        notes.append(
+            f"{_passports(len(without_pdf))} without a PDF ({', '.join(without_pdf[:5])}"
+            f"{', …' if len(without_pdf) > 5 else ''}): the Assurance service gives none while "
+            "a membership's assurance claim is not valid."
+        )
+    return " ".join(notes)
+
+
+def _passports(count: int) -> str:
+    return "1 passport was" if count == 1 else f"{count:,} passports were"
+
+
+def _member(name: str, compression: int = zipfile.ZIP_STORED) -> zipfile.ZipInfo:
+    member = zipfile.ZipInfo(name, date_time=timezone.localtime().timetuple()[:6])
+    member.compress_type = compression
+    return member

@@ -1,0 +1,195 @@
+"""The passports' kinds of job (run on a worker by portal.jobs, with the credentials of the user
+who asked): a passport's PDF, fetched from the service and kept as the job's file; a batch of
+identical passports (portal.passports.batches); and an export of many (portal.passports.exports).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+from django.db.models import QuerySet
+from django.db.models.fields.files import FieldFile
+from django.urls import reverse
+from django.utils import timezone
+
+from portal.assurance import codec, records
+from portal.assurance.client import Credentials
+from portal.assurance.errors import (
+    AssuranceError,
+    AuthenticationRequired,
+    NotAContact,
+    NotFound,
+    StatusNotValid,
+    Unavailable,
+)
+from portal.jobs.models import Job
+from portal.jobs.tasks import JobTask, Progress, ResultFile, WorkFailed
+from portal.passports import making, packing
+from portal.passports.models import Passport
+from portal.service import client
+
+CLAIM_NOT_VALID = (
+    "The Assurance service gives no PDF of this passport while its membership's assurance "
+    "claim is not valid."
+)
+
+
+class PassportPdfTask(JobTask):
+    def download_address(self, job: Job) -> str:
+        """The passport's own address for its PDF, which checks again that the job's owner is
+        still a contact of the passport's membership."""
+        return reverse("passports:pdf", args=[job.params["short_code"]])
+
+
+@shared_task(base=PassportPdfTask, name="passport-pdf")
+def passport_pdf(job: Job, credentials: Credentials, progress: Progress) -> ResultFile:
+    short_code = job.params["short_code"]
+    try:
+        content = client().passport_pdf(credentials, short_code)
+    except StatusNotValid:
+        raise WorkFailed(CLAIM_NOT_VALID) from None
+    return ResultFile(f"passport-{short_code}.pdf", "application/pdf", content)
+
+
+# --- a batch of identical passports ---------------------------------------------------------------
+
+BATCH_STOPPED = {
+    NotAContact: "you are no longer a registered contact of the membership, or the site or "
+    "store is no longer one of its own",
+    StatusNotValid: "the membership's assurance claim is not valid now",
+    Unavailable: "it could not be reached or did not answer",
+}
+
+
+class BatchTask(JobTask):
+    counted = "made"
+    outcome_template = "passports/batch_outcome.html"
+
+    def outcome(self, job: Job) -> dict[str, Any]:
+        return {"passports": list(made_in(job)), "count": job.params["count"]}
+
+
+@shared_task(base=BatchTask, name="passport-batch")
+def passport_batch(job: Job, credentials: Credentials, progress: Progress) -> None:
+    """params: `batch` (the form's one-time key), `count`, and `request` (the passport request,
+    by the interface's names). Each passport is made under its own key; those made before (by
+    a run of this job that was cut short, or failed) are not made again."""
+    request = codec.decode(json.dumps(job.params["request"]), records.PassportRequest,
+                           codec.Format.JSON)  # fmt: skip
+    batch, count = uuid.UUID(job.params["batch"]), job.params["count"]
+    made = made_in(job).count()
+    progress(made, count)
+    for position in range(count):
+        key = passport_key(batch, position)
+        left = Passport.objects.filter(submission=key).first()
+        if left is not None and left.is_made:
+            continue
+        if left is not None:
+            making.clear(left)  # a run of this job that died asking the service
+        passport = making.claim(key, request, job.owner, batch=batch, position=position)
+        if passport is None:
+            continue
+        try:
+            making.make(passport, credentials, request)
+        except AuthenticationRequired:
+            raise
+        except AssuranceError as error:
+            raise WorkFailed(_batch_stopped(error, made, count)) from None
+        made += 1
+        progress(made, count)
+
+
+def _batch_stopped(error: AssuranceError, made: int, count: int) -> str:
+    why = next((words for kind, words in BATCH_STOPPED.items() if isinstance(error, kind)),
+               f"it refused the passport ({error})")  # fmt: skip
+    return (f"The Assurance service stopped the batch: {why}. {made} of {count} passports were "
+            "made; they are listed here. Retry to make the rest.")  # fmt: skip
+
+
+def passport_key(batch: uuid.UUID, position: int) -> uuid.UUID:
+    """The one-time key of the passport at `position` (from 0) of the batch `batch`."""
+    return uuid.uuid5(batch, str(position))
+
+
+def made_in(job: Job) -> QuerySet[Passport]:
+    """The passports the batch of `job` has made so far, in their order."""
+    return Passport.objects.filter(batch=job.params["batch"], made_by=job.owner,
+                                   short_code__isnull=False).order_by("batch_position")  # fmt: skip
+
+
+# --- an export of many passports ------------------------------------------------------------------
+
+ZIP, PDF = "zip", "pdf"
+
+
+class ExportTask(JobTask):
+    counted = "exported"
+
+
+@shared_task(base=ExportTask, name="passport-export")
+def passport_export(job: Job, credentials: Credentials, progress: Progress) -> ResultFile:
+    """params: `passports` (their ids, in the order they are exported) and `format` (ZIP or
+    PDF). Passports whose membership the owner is no longer a contact of are left out."""
+    asked = job.params["passports"]
+    passports = _still_theirs(asked, credentials)
+    fetched = packing.pdfs_in_order(passports, _pdf_source(passports, credentials),
+                                    settings.PORTAL_EXPORT_CONCURRENCY)  # fmt: skip
+    if job.params["format"] == PDF:
+        packed = packing.one_pdf(fetched, progress, len(passports))
+    else:
+        packed = packing.zip_of(fetched, progress, len(passports))
+    note = packing.left_out(len(asked) - len(passports), packed.without_pdf)
+    return ResultFile(packed.name, packed.content_type, packed.file, note)
+
+
+def _still_theirs(ids: list[int], credentials: Credentials) -> list[Passport]:
+    """The passports of these ids whose membership the owner of the credentials is a contact
+    of now, in the order of `ids`."""
+    contact_of = [m.membership_guid for m in client().authorisation(credentials).memberships]
+    found = Passport.objects.filter(pk__in=ids, membership_guid__in=contact_of,
+                                    short_code__isnull=False).in_bulk()  # fmt: skip
+    return [found[pk] for pk in ids if pk in found]
+
+
+def _pdf_source(
+    passports: list[Passport], credentials: Credentials
+) -> Callable[[Passport], bytes | None]:
+    """How each passport's PDF is had (in a thread of its own: no database): the file of a PDF
+    job the portal keeps (anyone's: a PDF is the same for every contact), or else asked of the
+    service with the owner's credentials. None for a passport whose PDF the service gives no one
+    (its claim not valid now)."""
+    kept = _kept_pdfs([passport.short_code for passport in passports])
+
+    def pdf_of(passport: Passport) -> bytes | None:
+        kept_file = kept.get(passport.short_code)
+        if kept_file is not None:
+            try:
+                with kept_file.open("rb") as opened:
+                    return opened.read()
+            except FileNotFoundError:  # removed meanwhile by the sweep
+                pass
+        try:
+            return client().passport_pdf(credentials, passport.short_code)
+        except (StatusNotValid, NotFound):
+            return None
+
+    return pdf_of
+
+
+def _kept_pdfs(short_codes: list[str]) -> dict[str, FieldFile]:
+    """The PDFs kept by done passport-pdf jobs that have not expired, by short code."""
+    jobs = Job.objects.filter(
+        kind=passport_pdf.name, state=Job.State.DONE, expires__gt=timezone.now(),
+        dedupe_key__in=[pdf_job_key(code) for code in short_codes],
+    ).exclude(result="")  # fmt: skip
+    return {job.params["short_code"]: job.result for job in jobs}
+
+
+def pdf_job_key(short_code: str) -> str:
+    """The one key of the jobs fetching a passport's PDF (portal.passports.pdfs)."""
+    return f"{passport_pdf.name}:{short_code}"
