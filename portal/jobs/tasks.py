@@ -87,6 +87,7 @@ class JobTask(DjangoTask):
     acks_late = True
     reject_on_worker_lost = True
     max_retries = 30
+    do_not_call_in_templates = True  # a page reads the task's words (job.task.counted)
     # What the job's steps are, as its progress says them: "12 of 30 made".
     counted = "done"
 

@@ -303,10 +303,7 @@ class PassportFilters(forms.Form):
         label="Site", required=False,
         error_messages={"invalid_choice": "Choose one of your sites."},
     )  # fmt: skip
-    crop = forms.ChoiceField(
-        label=_label("crop_type"), required=False,
-        error_messages={"invalid_choice": "No passport of yours has that crop: choose one listed."},
-    )  # fmt: skip
+    crop = forms.CharField(label=_label("crop_type"), required=False, widget=forms.Select)
     year = forms.ChoiceField(
         label=_label("harvest_year"), required=False,
         error_messages={"invalid_choice": "No passport of yours has that harvest year: choose one "
@@ -341,8 +338,17 @@ class PassportFilters(forms.Form):
         self.fields["site"].choices = [("", "Every site")] + [
             (s.site_guid, s.site_name or s.address) for m in memberships for s in m.sites
         ]
-        self.fields["crop"].choices = [("", "Every crop")] + [(c, c) for c in crops]
+        self.crops = crops
+        self.fields["crop"].widget.choices = [("", "Every crop")] + [(c, c) for c in crops]
         self.fields["year"].choices = [("", "Every harvest")] + [(y, y) for y in years]
+
+    def clean_crop(self) -> str:
+        """One of the crops offered, in whatever case it was given."""
+        given = self.cleaned_data["crop"].strip()
+        found = next((crop for crop in self.crops if crop.lower() == given.lower()), None)
+        if given and found is None:
+            raise forms.ValidationError("No passport of yours has that crop: choose one listed.")
+        return found or ""
 
     def clean_code(self) -> str:
         """What was typed of a short code, as the codes are kept (upper case), without the

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.portal.accounts.helpers import sign_in
+from tests.portal.accounts.helpers import sign_in, signed_in
 
 
 @pytest.fixture(autouse=True)
@@ -23,14 +23,10 @@ def grower(client: Client, upstream_sandbox, db) -> Client:
 @pytest.fixture
 def partner(upstream_sandbox, db) -> Client:
     """The demo partner signed in: a second contact of the grower's Hollowfield Farms Ltd only."""
-    client = Client()
-    assert sign_in(client, "partner").status_code == 302
-    return client
+    return signed_in("partner")
 
 
 @pytest.fixture
 def lapsed(upstream_sandbox, db) -> Client:
     """The demo lapsed signed in: a contact of a suspended and an expired membership."""
-    client = Client()
-    assert sign_in(client, "lapsed").status_code == 302
-    return client
+    return signed_in("lapsed")

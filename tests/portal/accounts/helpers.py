@@ -42,6 +42,13 @@ def sign_in(
     return client.post("/accounts/sign-in/", data, headers=headers)
 
 
+def signed_in(username: str) -> Client:
+    """A new test client, signed in as the demo account `username`."""
+    client = Client()
+    assert sign_in(client, username).status_code == 302
+    return client
+
+
 @contextmanager
 def upstream_calls() -> Iterator[list[CallReport]]:
     """The reports of the upstream calls made inside the block, as they happen."""

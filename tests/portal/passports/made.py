@@ -1,9 +1,10 @@
-"""Passports for the tests of a passport's page and its PDF: made at the sandbox by the grower,
-either recorded as the portal's create view records them ("made here") or not ("made
-elsewhere"); and the demo users as signed-in test clients."""
+"""Passports for the tests: the create form as the grower fills it (`filled`), and passports
+made through it (`made_with_the_form`); passports made at the sandbox by the grower, either
+recorded as the portal's create view records them ("made here") or not ("made elsewhere");."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from django.contrib.auth import get_user_model
@@ -13,7 +14,6 @@ from portal.assurance import records
 from portal.passports import codes
 from portal.passports.models import Passport
 from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE, WENHAM, WENHAM_SITE
-from tests.portal.accounts.helpers import sign_in
 from tests.portal.passports.helpers import grower_creates
 
 # Section 1 with some of its optional values, and sections 4 and 5 in full.
@@ -68,7 +68,32 @@ def wenham_made_here() -> str:
     return made_here(records.PassportRequest(membership_guid=WENHAM, site_guid=WENHAM_SITE))
 
 
-def signed_in(username: str) -> Client:
-    client = Client()
-    assert sign_in(client, username).status_code == 302
-    return client
+def submission_of(response) -> str:
+    return re.search(r'name="submission" value="([^"]+)"', response.content.decode())[1]
+
+
+def filled(grower: Client, **fields: str) -> dict[str, str]:
+    """The form as the grower fills it for Hollowfield Farm's main store, with `fields` over."""
+    form = {
+        "submission": submission_of(grower.get("/passports/new")),
+        "membership": HOLLOWFIELD,
+        "site": HOLLOWFIELD_FARM,
+        "store": MAIN_STORE,
+        "crop_type": "Wheat",
+        "variety": "Extase",
+        "loading_date": "2026-08-21",
+        "harvest_year": "2026",
+        "vehicle_registration": "AB12 CDE",
+        "post_harvest_treatment_option": "A",
+        "don_risk_assessment_result": "12",
+        "step": "create",
+    }
+    return {**form, **fields}
+
+
+def made_with_the_form(client: Client, **fields: str) -> str:
+    """The short code of a passport made through the create form (as `filled`, with `fields`
+    over), by the signed-in user of `client`."""
+    response = client.post("/passports/new", filled(client, **fields))
+    assert response.status_code == 303, response.content.decode()[:2000]
+    return response["Location"].split("/")[2]

@@ -30,31 +30,9 @@ from tests.demo import (
 )
 from tests.portal.accounts.helpers import sign_in
 from tests.portal.passports.helpers import text
+from tests.portal.passports.made import filled
 
 pytestmark = pytest.mark.django_db
-
-
-def submission_of(response) -> str:
-    return re.search(r'name="submission" value="([^"]+)"', response.content.decode())[1]
-
-
-def filled(grower: Client, **fields: str) -> dict[str, str]:
-    """The form as the grower fills it for Hollowfield Farm's main store, with `fields` over."""
-    form = {
-        "submission": submission_of(grower.get("/passports/new")),
-        "membership": HOLLOWFIELD,
-        "site": HOLLOWFIELD_FARM,
-        "store": MAIN_STORE,
-        "crop_type": "Wheat",
-        "variety": "Extase",
-        "loading_date": "2026-08-21",
-        "harvest_year": "2026",
-        "vehicle_registration": "AB12 CDE",
-        "post_harvest_treatment_option": "A",
-        "don_risk_assessment_result": "12",
-        "step": "create",
-    }
-    return {**form, **fields}
 
 
 # --- the form ---------------------------------------------------------------------------------

@@ -11,13 +11,12 @@ from django.test import Client
 
 from portal.jobs.models import Job
 from portal.passports.tasks import passport_pdf
-from tests.portal.accounts.helpers import upstream_calls
+from tests.portal.accounts.helpers import signed_in, upstream_calls
 from tests.portal.passports.helpers import suspended_after_it_was_made, text
 from tests.portal.passports.made import (
     LEFT_EMPTY,
     made_elsewhere,
     made_here,
-    signed_in,
 )
 
 pytestmark = pytest.mark.django_db

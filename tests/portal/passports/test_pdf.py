@@ -17,11 +17,11 @@ from portal.passports import pdfs
 from portal.passports.tasks import CLAIM_NOT_VALID, passport_pdf
 from tests.demo import WENHAM
 from tests.jobs import run
+from tests.portal.accounts.helpers import signed_in
 from tests.portal.passports.helpers import no_longer_a_contact, suspended, text
 from tests.portal.passports.made import (
     made_elsewhere,
     made_here,
-    signed_in,
     wenham_made_here,
 )
 

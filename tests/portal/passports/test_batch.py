@@ -1,0 +1,136 @@
+"""Many identical loads at once: the create form's "How many loads" makes a batch by a job (run
+here as a worker runs it; tests/portal/passports/test_on_a_worker.py kills a real one), each
+passport under its own one-time key, never more than asked."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from portal.jobs.models import Job
+from portal.passports import making
+from portal.passports.models import Passport
+from portal.passports.tasks import passport_batch
+from tests.demo import HOLLOWFIELD
+from tests.jobs import run
+from tests.portal.passports.helpers import suspended, text
+from tests.portal.passports.made import filled
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+def batch_job() -> Job:
+    return Job.objects.get(kind=passport_batch.name)
+
+
+def codes_on(page) -> list[str]:
+    return re.findall(r'<li><a class="code" href="/passports/([^/]+)/">', page.content.decode())
+
+
+def test_five_loads_make_five_passports_with_the_same_details_and_codes_of_their_own(grower):
+    response = grower.post("/passports/new", filled(grower, loads="5", crop_type="Barley"))
+    job = batch_job()
+    assert response.status_code == 303 and response["Location"] == f"/jobs/{job.pk}/"
+    assert job.title == "5 passports for Hollowfield Farms Ltd"
+    assert run(job).state == Job.State.DONE
+    made = list(Passport.objects.order_by("batch_position"))
+    assert [p.batch_position for p in made] == [0, 1, 2, 3, 4]
+    assert len({p.short_code for p in made}) == 5
+    assert {(p.crop_type, p.membership_guid, p.made_by.username) for p in made} == {
+        ("Barley", HOLLOWFIELD, "grower")
+    }
+    page = grower.get(f"/jobs/{job.pk}/")
+    assert codes_on(page) == [p.short_code for p in made]
+    words = text(page)
+    assert "The 5 passports made" in words
+    assert "One PDF of all 5, to print" in words and "A ZIP of their PDFs and records" in words
+    assert "Download" not in words  # the batch itself makes no file
+
+
+def test_its_progress_counts_the_passports_made(grower):
+    grower.post("/passports/new", filled(grower, loads="3"))
+    job = batch_job()
+    Job.objects.filter(pk=job.pk).update(state=Job.State.RUNNING, done=1, total=3)
+    assert "1 of 3 made" in text(grower.get(f"/jobs/{job.pk}/", headers=HTMX))
+
+
+def test_the_form_sent_again_finds_the_same_batch_and_makes_no_more(grower):
+    form = filled(grower, loads="4")
+    first = grower.post("/passports/new", form)
+    again = grower.post("/passports/new", form)
+    assert again["Location"] == first["Location"]
+    run(batch_job())
+    assert grower.post("/passports/new", form)["Location"] == first["Location"]
+    run(batch_job())  # a message delivered twice
+    assert Job.objects.filter(kind=passport_batch.name).count() == 1
+    assert Passport.objects.count() == 4
+
+
+def test_a_refusal_part_way_stops_the_batch_says_how_many_were_made_and_retry_makes_the_rest(
+    grower, upstream_sandbox, monkeypatch
+):
+    grower.post("/passports/new", filled(grower, loads="5"))
+    job = batch_job()
+    real_make, asked = making.make, []
+
+    def the_third_asked_while_suspended(passport, credentials, request) -> None:
+        asked.append(passport)
+        if len(asked) != 3:
+            return real_make(passport, credentials, request)
+        with suspended(upstream_sandbox, HOLLOWFIELD):
+            return real_make(passport, credentials, request)
+
+    monkeypatch.setattr(making, "make", the_third_asked_while_suspended)
+    stopped = run(job)
+    assert stopped.state == Job.State.FAILED
+    assert "the membership's assurance claim is not valid now" in stopped.message
+    assert "2 of 5 passports were made" in stopped.message
+    assert Passport.objects.count() == 2
+    page = grower.get(f"/jobs/{job.pk}/")
+    assert "Made so far: 2 of 5" in text(page) and len(codes_on(page)) == 2
+    assert ">Retry</button>" in page.content.decode()
+    monkeypatch.undo()
+    assert grower.post(f"/jobs/{job.pk}/resume/").status_code == 302
+    assert run(job).state == Job.State.DONE
+    assert Passport.objects.count() == 5
+    assert len(codes_on(grower.get(f"/jobs/{job.pk}/"))) == 5
+
+
+@pytest.mark.parametrize(
+    ("loads", "said"),
+    [
+        ("51", "At most 50 passports can be made at once: make the rest in another batch."),
+        ("0", "Make at least one passport."),
+        ("-3", "Make at least one passport."),
+        ("two", "Give the number of loads as a whole number, for example 12."),
+        ("2.5", "Give the number of loads as a whole number, for example 12."),
+    ],
+)
+def test_a_number_of_loads_that_cannot_be_made_is_said_beside_the_field(grower, loads, said):
+    response = grower.post("/passports/new", filled(grower, loads=loads))
+    assert response.status_code == 400
+    assert f"How many loads: {said}" in text(response)
+    assert not Job.objects.exists() and not Passport.objects.exists()
+
+
+def test_the_limit_is_a_setting(grower, settings):
+    settings.PORTAL_BATCH_LIMIT = 3
+    response = grower.post("/passports/new", filled(grower, loads="4"))
+    assert "At most 3 passports can be made at once" in text(response)
+    assert 'max="3"' in grower.get("/passports/new").content.decode()
+
+
+def test_one_load_is_made_at_once_as_before(grower):
+    response = grower.post("/passports/new", filled(grower, loads="1"))
+    assert response.status_code == 303
+    assert response["Location"].startswith("/passports/")
+    assert not Job.objects.filter(kind=passport_batch.name).exists()
+
+
+def test_no_one_else_sees_a_batch(grower, partner):
+    grower.post("/passports/new", filled(grower, loads="2"))
+    job = run(batch_job())
+    assert partner.get(f"/jobs/{job.pk}/").status_code == 404

@@ -1,0 +1,258 @@
+"""Exports of the business's passports (`POST /passports/export`): those ticked, or all that match
+the list's filters, as one ZIP of their PDFs with passports.csv and passports.xlsx, or as one
+PDF to print; made by a job (run here as a worker runs it), refused before it starts when it
+cannot be made, and never of a passport of another business."""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from datetime import UTC, datetime, timedelta
+
+import openpyxl
+import pypdf
+import pytest
+from django.test import Client
+
+from portal.assurance import codec
+from portal.assurance.passport_fields import PASSPORT_FIELDS
+from portal.jobs import actions
+from portal.jobs.models import Job
+from portal.passports import packing
+from portal.passports.models import Passport
+from portal.passports.tasks import passport_export, passport_pdf
+from tests.demo import OAKHURST, WENHAM, WENHAM_SITE
+from tests.jobs import run, run_queued
+from tests.portal.accounts.helpers import upstream_calls
+from tests.portal.passports.helpers import no_longer_a_contact, suspended, text
+from tests.portal.passports.made import made_with_the_form
+
+pytestmark = pytest.mark.django_db
+
+COLUMNS = [field.wire_name for field in PASSPORT_FIELDS]
+
+
+def exported(client: Client, **form: object) -> Job:
+    """The export asked for (ticked codes as `code`), its job run as a worker runs it."""
+    response = client.post("/passports/export", {"format": "zip", "scope": "ticked", **form})
+    assert response.status_code == 303, text(client.get("/passports/"))
+    job = Job.objects.get(kind=passport_export.name)
+    assert response["Location"] == f"/jobs/{job.pk}/"
+    return run(job)
+
+
+def opened(job: Job) -> zipfile.ZipFile:
+    assert job.state == Job.State.DONE, job.message
+    with job.result.open("rb") as result:
+        return zipfile.ZipFile(io.BytesIO(result.read()))
+
+
+def pdf_text(content: bytes) -> str:
+    reader = pypdf.PdfReader(io.BytesIO(content))
+    return " ".join(" ".join(page.extract_text() for page in reader.pages).split())
+
+
+def records_of(short_codes: list[str]) -> list:
+    return [Passport.objects.get(short_code=code).crop_passport for code in short_codes]
+
+
+def test_the_ticked_passports_export_as_a_zip_of_pdfs_and_both_manifests(grower):
+    made = [made_with_the_form(grower, crop_type=crop) for crop in ("Wheat", "Barley", "Oats")]
+    job = exported(grower, code=made)
+    archive = opened(job)
+    assert sorted(archive.namelist()) == sorted(
+        [f"{code}.pdf" for code in made] + ["passports.csv", "passports.xlsx"]
+    )
+    for code in made:
+        member = archive.getinfo(f"{code}.pdf")
+        assert member.compress_type == zipfile.ZIP_STORED  # a PDF is compressed already
+        assert code in pdf_text(archive.read(member))
+    records = records_of(made)  # in the order they were made
+    rows = list(csv.reader(io.StringIO(archive.read("passports.csv").decode("utf-8-sig"))))
+    assert rows[0] == COLUMNS
+    assert rows[1:] == [[_csv(getattr(r, f.name)) for f in PASSPORT_FIELDS] for r in records]
+    sheet = openpyxl.load_workbook(io.BytesIO(archive.read("passports.xlsx"))).active
+    cells = [list(row) for row in sheet.iter_rows(values_only=True)]
+    assert cells[0] == COLUMNS
+    assert cells[1:] == [[_xlsx(getattr(r, f.name)) for f in PASSPORT_FIELDS] for r in records]
+    assert isinstance(cells[1][COLUMNS.index("LoadingDate")], datetime)  # a date, not text
+    assert job.result_name.endswith(".zip") and job.message == ""
+    page = text(grower.get(f"/jobs/{job.pk}/"))
+    assert "3 passports as a ZIP : done." in page and f"Download {job.result_name}" in page
+
+
+def _csv(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return codec.format_datetime(value)
+    if isinstance(value, float):
+        return codec.format_number(value)
+    return str(value)
+
+
+def _xlsx(value: object) -> object:
+    if isinstance(value, datetime):  # in UTC, to the second, as a spreadsheet keeps it
+        return (value.astimezone(UTC) + timedelta(microseconds=500_000)).replace(
+            tzinfo=None, microsecond=0
+        )
+    return value
+
+
+def test_every_passport_that_matches_the_filters_is_exported(grower):
+    barley = made_with_the_form(grower, crop_type="Barley")
+    made_with_the_form(grower, crop_type="Wheat")
+    job = exported(grower, scope="all", crop="Barley")
+    assert opened(job).namelist()[:1] == [f"{barley}.pdf"]
+    assert len(opened(job).namelist()) == 3
+
+
+def test_the_list_offers_the_export_of_the_ticked_and_of_all_that_match(grower):
+    made_with_the_form(grower, crop_type="Barley")
+    html = grower.get("/passports/?crop=Barley").content.decode()
+    assert '<form method="post" action="/passports/export"' in html
+    assert '<input type="hidden" name="crop" value="Barley">' in html
+    assert 'name="scope" value="ticked"' in html and 'name="scope" value="all"' in html
+
+
+def test_one_pdf_to_print_holds_every_passport_in_order(grower):
+    made = [made_with_the_form(grower) for _ in range(3)]
+    job = exported(grower, code=list(reversed(made)), format="pdf")
+    assert job.result_name.endswith(".pdf")
+    with job.result.open("rb") as result:
+        reader = pypdf.PdfReader(io.BytesIO(result.read()))
+    assert len(reader.pages) == 3
+    assert [code for page in reader.pages for code in made if code in page.extract_text()] == made
+
+
+def test_pdfs_the_portal_keeps_are_not_fetched_again(grower):
+    kept, other = made_with_the_form(grower), made_with_the_form(grower)
+    run_queued_pdfs()
+    Job.objects.filter(kind=passport_pdf.name, params__short_code=other).delete()
+    with upstream_calls() as calls:
+        job = exported(grower, code=[kept, other])
+    fetched = [call for call in calls if call.operation == "passport_pdf"]
+    assert len(fetched) == 1
+    assert sorted(opened(job).namelist())[:2] == sorted([f"{kept}.pdf", f"{other}.pdf"])
+
+
+def run_queued_pdfs() -> None:
+    for job in Job.objects.filter(kind=passport_pdf.name, state=Job.State.QUEUED):
+        run(job)
+
+
+def test_an_export_past_the_limit_is_refused_before_it_starts(grower, settings):
+    settings.PORTAL_EXPORT_LIMIT = 2
+    for _ in range(3):
+        made_with_the_form(grower)
+    response = grower.post("/passports/export", {"format": "zip", "scope": "all"}, follow=True)
+    assert "An export takes at most 2 passports, and these are 3." in text(response)
+    assert not Job.objects.filter(kind=passport_export.name).exists()
+    page = text(grower.get("/passports/"))
+    assert "At most 2 passports go in one export" in page
+
+
+def test_one_pdf_to_print_takes_at_most_a_batch(grower, settings):
+    settings.PORTAL_BATCH_LIMIT = 1
+    made = [made_with_the_form(grower) for _ in range(2)]
+    response = grower.post("/passports/export", {"format": "pdf", "code": made}, follow=True)
+    assert "One PDF to print takes at most 1 passports" in text(response)
+    assert not Job.objects.filter(kind=passport_export.name).exists()
+
+
+@pytest.mark.parametrize(
+    ("form", "said"),
+    [
+        ({"scope": "ticked"}, "tick the passports to export"),
+        ({"scope": "ticked", "code": "ABCDE-FGHJK"}, "are not among your business's passports"),
+        ({"scope": "ticked", "code": "../../etc"}, "are not among your business's passports"),
+        ({"scope": "all", "membership": OAKHURST}, "the filters are not valid"),
+        ({"scope": "all", "code": "0OIL1"}, "the filters are not valid"),
+        ({"scope": "all", "format": "exe"}, "choose a ZIP of the passports, or one PDF"),
+        ({"scope": "all", "crop": "Rye"}, "the filters are not valid"),
+    ],
+)
+def test_an_export_that_cannot_be_made_is_refused_with_the_reason(grower, form, said):
+    made_with_the_form(grower)
+    response = grower.post("/passports/export", {"format": "zip", **form})
+    assert response.status_code == 303
+    assert response["Location"].startswith("/passports/")
+    assert said in text(grower.get(response["Location"]))
+    assert not Job.objects.filter(kind=passport_export.name).exists()
+
+
+def test_a_refused_export_goes_back_to_the_list_as_it_was_filtered(grower):
+    made_with_the_form(grower, crop_type="Barley")
+    response = grower.post("/passports/export", {"format": "zip", "scope": "ticked",
+                                                 "query": "crop=Barley&evil=1"})  # fmt: skip
+    assert response["Location"] == "/passports/?crop=Barley"
+
+
+def test_no_export_takes_a_passport_of_another_business(grower, partner):
+    own = made_with_the_form(partner)
+    wenham = made_with_the_form(grower, membership=WENHAM, site=WENHAM_SITE, store="")
+    response = partner.post("/passports/export", {"format": "zip", "code": [own, wenham]})
+    assert "are not among your business's passports" in text(partner.get(response["Location"]))
+    assert not Job.objects.filter(kind=passport_export.name).exists()
+    partner.post("/passports/export", {"format": "zip", "scope": "all"})
+    archive = opened(run_queued(passport_export.name))
+    assert sorted(archive.namelist()) == sorted([f"{own}.pdf", "passports.csv", "passports.xlsx"])
+
+
+def test_passports_no_longer_the_owners_when_it_runs_are_left_out_and_said(
+    grower, upstream_sandbox
+):
+    hollowfield = made_with_the_form(grower)
+    wenham = made_with_the_form(grower, membership=WENHAM, site=WENHAM_SITE, store="")
+    grower.post("/passports/export", {"format": "zip", "code": [hollowfield, wenham]})
+    with no_longer_a_contact(upstream_sandbox, WENHAM, "grower"):
+        job = run_queued(passport_export.name)
+    assert f"{wenham}.pdf" not in opened(job).namelist()
+    assert f"{hollowfield}.pdf" in opened(job).namelist()
+    said = "1 passport was left out: you are no longer a registered contact of their membership."
+    assert job.message == said
+    assert said in text(grower.get(f"/jobs/{job.pk}/"))
+
+
+def test_a_passport_whose_pdf_the_service_refuses_is_listed_without_it(grower, upstream_sandbox):
+    wenham = made_with_the_form(grower, membership=WENHAM, site=WENHAM_SITE, store="")
+    grower.post("/passports/export", {"format": "zip", "code": [wenham]})
+    with suspended(upstream_sandbox, WENHAM):
+        job = run_queued(passport_export.name)
+    archive = opened(job)
+    assert sorted(archive.namelist()) == ["passports.csv", "passports.xlsx"]
+    assert f"1 passport was without a PDF ({wenham})" in job.message
+
+
+def test_an_export_cancelled_midway_stops_and_keeps_no_file(grower, monkeypatch, job_files):
+    made = [made_with_the_form(grower) for _ in range(3)]
+    grower.post("/passports/export", {"format": "zip", "code": made})
+    job = Job.objects.get(kind=passport_export.name)
+    real = packing.pdfs_in_order
+
+    def cancelled_after_the_first(*args, **kwargs):
+        for number, fetched in enumerate(real(*args, **kwargs)):
+            if number == 1:
+                actions.cancel(job)  # as its owner does from its page
+            yield fetched
+
+    monkeypatch.setattr(packing, "pdfs_in_order", cancelled_after_the_first)
+    stopped = run(job)
+    assert stopped.state == Job.State.CANCELLED
+    assert not [path for path in job_files.rglob("*") if path.is_file()]
+
+
+def test_the_same_export_asked_twice_is_one_job(grower):
+    made = made_with_the_form(grower)
+    first = grower.post("/passports/export", {"format": "zip", "code": made})
+    second = grower.post("/passports/export", {"format": "zip", "code": made})
+    assert first["Location"] == second["Location"]
+    assert Job.objects.filter(kind=passport_export.name).count() == 1
+
+
+def test_it_needs_a_signed_in_user_and_a_post(client, grower):
+    assert grower.get("/passports/export").status_code == 405
+    client.logout()
+    response = client.post("/passports/export", {"format": "zip", "scope": "all"})
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/sign-in/")

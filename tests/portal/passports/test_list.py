@@ -1,0 +1,266 @@
+"""/passports/: the business's passports, for every current contact of their membership, filtered
+and paginated; and a passport made elsewhere added by its code. Owner, business partner and
+strangers are tried against each."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from portal.assurance.records import PassportRequest
+from portal.jobs.models import Job
+from portal.passports.models import Passport
+from portal.passports.tasks import passport_batch
+from tests.demo import HOLLOWFIELD, MARSH_END, OAKHURST, OAKHURST_SITE, WENHAM, WENHAM_SITE
+from tests.jobs import run_queued
+from tests.portal.accounts.helpers import signed_in
+from tests.portal.passports.helpers import no_longer_a_contact, text
+from tests.portal.passports.made import filled, made_elsewhere, made_with_the_form
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+def listed(client: Client, query: str = "") -> list[str]:
+    """The short codes the list shows, in its order."""
+    page = client.get(f"/passports/{query}").content.decode()
+    return re.findall(r'<a class="code" href="/passports/([^/]+)/">', page)
+
+
+def wenham_with_the_form(client: Client, **fields: str) -> str:
+    return made_with_the_form(client, membership=WENHAM, site=WENHAM_SITE, store="", **fields)
+
+
+def test_it_lists_the_business_passports_newest_first_with_their_details(grower):
+    first = made_with_the_form(grower, crop_type="Barley", variety="Laureate",
+                               haulier_company_name="Stour Valley Haulage")  # fmt: skip
+    second = wenham_with_the_form(grower, crop_type="Beans")
+    response = grower.get("/passports/")
+    assert response.status_code == 200
+    assert listed(grower) == [second, first]
+    page = text(response)
+    assert "1–2 of 2 passports" in page
+    for words in ("Hollowfield Farms Ltd Hollowfield Farm", "Barley Laureate",
+                  "21 Aug 2026 harvest 2026", "Stour Valley Haulage", "Made by grower",
+                  "Wenham Grange Partnership"):  # fmt: skip
+        assert words in page, words
+
+
+def test_a_partner_sees_the_business_passports_whoever_made_them_but_no_other_business(
+    grower, partner
+):
+    hollowfield = made_with_the_form(grower)
+    wenham_with_the_form(grower)  # a membership partner is not a contact of
+    own = made_with_the_form(partner)
+    assert listed(partner) == [own, hollowfield]
+    assert "Made by partner" in text(partner.get("/passports/"))
+    assert set(listed(grower)) >= {own, hollowfield}
+
+
+def test_lapsed_sees_none_and_is_told_why(grower, lapsed):
+    made_with_the_form(grower)
+    page = text(lapsed.get("/passports/"))
+    assert listed(lapsed) == []
+    assert "Your business has no passports here yet." in page
+
+
+def test_someone_with_no_membership_is_told_why_nothing_is_listed(grower):
+    made_with_the_form(grower)
+    haulier = signed_in("haulier")
+    page = text(haulier.get("/passports/"))
+    assert "You are not a registered contact of any membership" in page
+    assert listed(haulier) == []
+
+
+def test_a_contact_no_longer_sees_the_passports_of_a_membership_they_left(
+    grower, upstream_sandbox, settings
+):
+    settings.PORTAL_AUTHORISATION_SECONDS = 0  # the service is asked on every page
+    hollowfield, wenham = made_with_the_form(grower), wenham_with_the_form(grower)
+    with no_longer_a_contact(upstream_sandbox, WENHAM, "grower"):
+        assert listed(grower) == [hollowfield]
+    assert listed(grower) == [wenham, hollowfield]
+
+
+def test_it_needs_a_sign_in(client: Client):
+    response = client.get("/passports/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/sign-in/")
+
+
+# --- filters --------------------------------------------------------------------------------------
+
+
+def test_each_filter_narrows_the_list(grower):
+    wheat = made_with_the_form(grower, crop_type="Wheat", loading_date="2026-08-21")
+    barley = made_with_the_form(grower, crop_type="Barley", site=MARSH_END, store="",
+                                loading_date="2026-08-25", harvest_year="2025")  # fmt: skip
+    beans = wenham_with_the_form(grower, crop_type="Beans", loading_date="2026-09-02")
+    assert listed(grower, f"?membership={HOLLOWFIELD}") == [barley, wheat]
+    assert listed(grower, f"?site={MARSH_END}") == [barley]
+    assert listed(grower, "?crop=Beans") == [beans]
+    assert listed(grower, "?crop=beans") == [beans]  # as typed in another case
+    assert listed(grower, "?year=2025") == [barley]
+    assert listed(grower, "?loaded_from=2026-08-22") == [beans, barley]
+    assert listed(grower, "?loaded_to=2026-08-25") == [barley, wheat]
+    assert listed(grower, "?loaded_from=2026-08-25&loaded_to=2026-08-25") == [barley]
+    part = beans.replace("-", "")[3:8].lower()  # a part across the hyphen, in lower case
+    assert listed(grower, f"?code={part}") == [beans]
+    assert listed(grower, "?crop=Wheat&year=2025") == []
+
+
+def test_the_filters_offer_the_users_own_memberships_sites_crops_and_years(grower, partner):
+    made_with_the_form(grower, crop_type="Barley", harvest_year="2024")
+    wenham_with_the_form(grower, crop_type="Beans")
+    page = partner.get("/passports/").content.decode()
+    assert f'<option value="{HOLLOWFIELD}"' in page
+    assert f'<option value="{WENHAM}"' not in page and f'<option value="{WENHAM_SITE}"' not in page
+    assert '<option value="Barley">' in page and '<option value="2024">' in page
+    assert '<option value="Beans">' not in page  # a crop of another business's passports
+
+
+def test_with_htmx_the_filters_answer_with_the_results_alone(grower):
+    made_with_the_form(grower, crop_type="Barley")
+    response = grower.get("/passports/?crop=Barley", headers=HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<html" not in html
+    assert html.lstrip().startswith('<div id="passport-results"')
+    assert "1–1 of 1 passport that match" in text(response)
+    assert response["Vary"].count("HX-Request") == 1
+
+
+def test_without_javascript_the_filters_are_a_form_that_gets_the_list(grower):
+    html = grower.get("/passports/").content.decode()
+    assert '<form method="get" action="/passports/"' in html
+    assert ">Show these</button>" in html
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        (f"?membership={OAKHURST}", "Membership: Choose one of your memberships."),
+        (f"?site={OAKHURST_SITE}", "Site: Choose one of your sites."),
+        ("?crop=Mangelwurzel", "No passport of yours has that crop"),
+        ("?year=1066", "No passport of yours has that harvest year"),
+        ("?loaded_from=31-02-2026", "Enter the first loading date as a real date."),
+        ("?loaded_from=2026-08-21&loaded_to=2026-08-01", "The last loading date is before"),
+        ("?code=0OIL1", "A short code has only letters and numbers"),
+        ("?code=" + "A" * 30, "A short code has at most 12 letters and numbers."),
+    ],
+)
+def test_a_filter_that_is_not_valid_is_said_and_leaves_the_list_unfiltered(grower, query, said):
+    made = made_with_the_form(grower)
+    response = grower.get(f"/passports/{query}")
+    assert response.status_code == 200
+    assert said in text(response)
+    assert listed(grower, query) == [made]
+
+
+def test_when_nothing_matches_it_says_so_and_how_to_see_everything(grower):
+    made_with_the_form(grower, crop_type="Barley")
+    page = text(grower.get("/passports/?code=ZZZZZ"))
+    assert "No passport matches these filters." in page
+    assert "Clear filters" in page
+
+
+def test_with_no_passports_yet_it_says_what_to_do(grower):
+    page = text(grower.get("/passports/"))
+    assert "Your business has no passports here yet." in page
+    assert "Create a passport" in page
+
+
+# --- pages ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fifty_one(grower) -> list[str]:
+    """51 passports of the grower's, made as a batch is, newest first."""
+    assert grower.post("/passports/new", filled(grower, loads="50")).status_code == 303
+    assert run_queued(passport_batch.name).state == Job.State.DONE
+    made_with_the_form(grower)
+    return listed(grower) + listed(grower, "?page=2")
+
+
+def test_fifty_a_page_with_a_count_and_links_to_the_others(grower, fifty_one):
+    assert len(fifty_one) == 51 == len(set(fifty_one))
+    first = grower.get("/passports/")
+    assert "1–50 of 51 passports" in text(first)
+    assert 'href="?page=2"' in first.content.decode()
+    second = grower.get("/passports/?page=2")
+    assert "51–51 of 51 passports" in text(second)
+    assert 'href="?page=1"' in second.content.decode()
+
+
+@pytest.mark.parametrize("page", ["99", "-1", "0", "two", "1e9", ""])
+def test_a_page_past_the_end_or_malformed_shows_a_page_that_is_there(grower, fifty_one, page):
+    response = grower.get(f"/passports/?page={page}")
+    assert response.status_code == 200
+    assert re.search(r"(1–50|51–51) of 51 passports", text(response))
+
+
+def test_the_pages_keep_the_filters(grower, fifty_one):
+    html = grower.get("/passports/?crop=Wheat").content.decode()
+    assert 'href="?crop=Wheat&amp;page=2"' in html
+
+
+# --- a passport added by its code -----------------------------------------------------------------
+
+
+def test_a_passport_made_elsewhere_is_added_by_its_code(grower, partner):
+    short_code = made_elsewhere()
+    response = partner.post("/passports/add", {"code": short_code.replace("-", "").lower()})
+    assert response.status_code == 302
+    assert response["Location"] == f"/passports/{short_code}/"
+    passport = Passport.objects.get(short_code=short_code)
+    assert passport.origin == Passport.Origin.ADDED and passport.made_by.username == "partner"
+    assert listed(grower) == [short_code]
+    assert "Added by partner" in text(grower.get("/passports/"))
+    again = partner.post("/passports/add", {"code": short_code}, follow=True)
+    assert f"Passport {short_code} is listed already." in text(again)
+    assert Passport.objects.count() == 1
+
+
+def test_a_passport_of_another_business_is_answered_as_an_unknown_code(grower, partner):
+    wenham = made_elsewhere(PassportRequest(membership_guid=WENHAM, site_guid=WENHAM_SITE))
+    recorded = wenham_with_the_form(grower)
+    unknown = partner.post("/passports/add", {"code": "ABCDE-FGHJK"})
+    assert unknown.status_code == 404
+    for code in (wenham, recorded):
+        response = partner.post("/passports/add", {"code": code})
+        assert response.status_code == 404
+        assert _said(response) == _said(unknown)
+    assert not Passport.objects.filter(short_code=wenham).exists()
+    assert listed(partner) == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("", "Enter the passport's short code."),
+        ("0OIL1-0OIL1", "A short code has 8 to 12 letters and numbers (no 0, 1, I, L or O)"),
+        ("ABC", "A short code has 8 to 12 letters and numbers (no 0, 1, I, L or O)"),
+        ("A" * 50, "A short code has 8 to 12 letters and numbers: check what you typed."),
+    ],
+)
+def test_a_code_that_cannot_be_one_is_refused_with_a_reason(grower, typed, said):
+    response = grower.post("/passports/add", {"code": typed})
+    assert response.status_code == 400
+    assert said in text(response)
+    assert Passport.objects.count() == 0
+
+
+def test_adding_counts_against_the_addresss_look_ups(grower, settings):
+    settings.PORTAL_LOOKUPS_PER_MINUTE = 2
+    for _ in range(2):
+        assert grower.post("/passports/add", {"code": "ABCDE-FGHJK"}).status_code == 404
+    refused = grower.post("/passports/add", {"code": "ABCDE-FGHJK"})
+    assert refused.status_code == 429
+    assert "Too many passports looked up from here just now" in text(refused)
+
+
+def _said(response) -> str:
+    return re.search(r'id="id_code_error"[^>]*>(.*?)</ul>', response.content.decode(), re.S)[1]
