@@ -88,6 +88,9 @@ class JobTask(DjangoTask):
     reject_on_worker_lost = True
     max_retries = 30
     do_not_call_in_templates = True  # a page reads the task's words (job.task.counted)
+    # A job's task is sent the job's id alone; its function is given the job, the credentials
+    # and the progress by __call__, so Celery does not check what it is sent against it.
+    typing = False
     # What the job's steps are, as its progress says them: "12 of 30 made".
     counted = "done"
 

@@ -414,6 +414,7 @@ def test_a_refused_passport_is_not_valid():
     assert not lookup.Verdict(DEMO, None, time.time()).is_valid
 
 
-def test_a_code_with_a_slash_after_it_goes_to_its_verdict(visitor):
-    response = visitor.get(f"/p/{DEMO.lower()}/")
+@pytest.mark.parametrize("spelling", [DEMO, DEMO.lower(), DEMO.replace("-", "")])
+def test_a_code_with_a_slash_after_it_goes_to_its_verdict(visitor, spelling):
+    response = visitor.get(f"/p/{spelling}/")
     assert response.status_code == 302 and response["Location"] == f"/p/{DEMO}"
