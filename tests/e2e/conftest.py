@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from django.db import connection
 from playwright.sync_api import (
     Browser,
     BrowserContext,
@@ -31,6 +33,8 @@ from playwright.sync_api import (
 )
 
 from portal.assurance.client import AssuranceClient
+from portal.jobs.models import Job
+from tests.jobs import run
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -377,3 +381,24 @@ def lighthouse(url: str, tmp_path: Path, *options: str) -> dict[str, float]:
     assert run.returncode == 0, f"lighthouse failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     categories = json.loads(report.read_text())["categories"]
     return {name: round(categories[name]["score"] * 100) for name in CATEGORIES}
+
+
+@pytest.fixture
+def worker() -> Iterator[None]:
+    """Every job queued while the test runs is run in a thread, as a worker would run it."""
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                for pk in Job.objects.filter(state=Job.State.QUEUED).values_list("pk", flat=True):
+                    run(pk)
+                stop.wait(0.1)
+        finally:
+            connection.close()  # the thread's own
+
+    thread = threading.Thread(target=work, name="jobs", daemon=True)
+    thread.start()
+    yield
+    stop.set()
+    thread.join(30)

@@ -12,24 +12,20 @@ from __future__ import annotations
 
 import io
 import re
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pypdf
 import pytest
-from django.db import connection
 from playwright.sync_api import BrowserContext, Page, Request, Route, expect
 
 from portal.assurance.client import AssuranceClient, BearerToken
-from portal.jobs.models import Job
 from portal.passports import codes
 from portal.passports.models import Passport
 from portal.service import client
 from sandbox.ids import guid_for
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in
-from tests.jobs import run
 
 pytestmark = pytest.mark.browser
 
@@ -39,27 +35,6 @@ PASSPORT_PAGE = re.compile(r"/passports/([0-9A-Z]{4,6}-?[0-9A-Z]{4,6})/$")
 
 
 # --- what the tests share -------------------------------------------------------------------------
-
-
-@pytest.fixture
-def worker() -> Iterator[None]:
-    """Every job queued while the test runs is run in a thread, as a worker would run it."""
-    stop = threading.Event()
-
-    def work() -> None:
-        try:
-            while not stop.is_set():
-                for pk in Job.objects.filter(state=Job.State.QUEUED).values_list("pk", flat=True):
-                    run(pk)
-                stop.wait(0.1)
-        finally:
-            connection.close()  # the thread's own
-
-    thread = threading.Thread(target=work, name="jobs", daemon=True)
-    thread.start()
-    yield
-    stop.set()
-    thread.join(30)
 
 
 @pytest.fixture

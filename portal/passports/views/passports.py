@@ -8,13 +8,14 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import push_url
 
 from portal.accounts.session import user_credentials
 from portal.assurance import records
@@ -37,8 +38,18 @@ PER_PAGE = 50
 def passport_list(request: HttpRequest) -> HttpResponse:
     context = _listed(request, request.GET) | {"add_form": AddByCodeForm()}
     if wants_fragment(request):
-        return render(request, f"{TEMPLATE}#results", context)
+        response = render(request, f"{TEMPLATE}#results", context)
+        return push_url(response, _address(request.path, context["query"], context["page"]))
     return render(request, TEMPLATE, context)
+
+
+def _address(path: str, query: str, page: Page) -> str:
+    """The list's address as filtered and paged, without the filters left empty: the one the
+    browser shows, to bookmark or share."""
+    parts = [query] if query else []
+    if page.number > 1:
+        parts.append(f"page={page.number}")
+    return f"{path}?{'&'.join(parts)}" if parts else path
 
 
 def _listed(request: HttpRequest, data: QueryDict) -> dict:

@@ -128,8 +128,8 @@ def test_an_export_whose_worker_was_killed_ends_in_one_correct_zip(grower, worke
 def test_an_export_goes_on_through_redis_restarted(
     grower,
     worker,
-    redis_server: PrivateRedis,
-    job_files,  # noqa: F811
+    redis_server: PrivateRedis,  # noqa: F811 (the fixture imported above)
+    job_files,
 ):
     job = an_export(grower)
     wait_for(lambda: job_of(job.kind).done >= 3, "the export to be under way", WAIT_SECONDS)
