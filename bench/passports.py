@@ -1,8 +1,10 @@
-"""Creating a passport through the portal, and the time until its page offers the PDF.
+"""Creating passports through the portal, one or a batch; the time until a page offers a PDF;
+the business's list with 10,000 passports; exports of 200, 100 and 1,000.
 
     python -m bench passports
 
-Starts, on loopback only, a sandbox of its own with its demo data, the portal under gunicorn as
+Starts, on loopback only, a sandbox of its own with its demo data and `generate_large_data`'s
+10,000 passports of "Benchmark Farms Ltd" (grower is its contact), the portal under gunicorn as
 `make run` starts it (2 workers x 4 threads) and a Celery worker as `make run` starts it (two
 processes), with a SQLite database and the jobs' files in a temporary directory and Redis
 database 13 on 127.0.0.1:6379 as the cache and the jobs' broker. It signs in as grower through
@@ -18,9 +20,28 @@ machine:
   with the download link; against the service's PDF call alone (the client's `passport_pdf`
   for the same short code). Target: at most one second added to the call's median.
 
+Then, for the business's passports (bench/business.py):
+
+- a batch of 50 made with the create form (its POST until its job has ended, the job's state
+  read from the database every 5 ms), against 50 of the service's create calls one after
+  another through the client. Target: at most 1.2 times the time (medians of the rounds).
+- the 10,000 passports of the sandbox recorded in the portal (as "added by code" records,
+  fetched through the client), then the list filtered by crop (`/passports/?crop=Wheat`,
+  some 2,000 of them, 50 a page with its count) against the signed-in home page, with `wrk`
+  under the same gunicorn, in turn for five rounds. Target: the median ratio of throughputs
+  at least 0.5.
+- an export of 200 of them as a ZIP (its POST until its job has ended), against the same 200
+  PDFs fetched from the sandbox through the client at the same concurrency
+  (PORTAL_EXPORT_CONCURRENCY, 4), other passports each round. Target: at most 1.2 times the
+  time.
+- the peak memory of the worker's process over an export of 1,000 against one of 100 (each in
+  a worker process of its own: a worker of one process, replaced after each job). Target: at
+  most 1.2 times.
+
 The first answers are checked: the 303 to the passport's page, the state's link to a PDF. The
 page itself asks for the state less often than the benchmark does (its interval is printed):
-a visitor sees the link up to one interval after the figure measured here.
+a visitor sees the link up to one interval after the figure measured here. Every export's ZIP
+is opened and must hold every PDF asked for.
 """
 
 from __future__ import annotations
@@ -41,7 +62,9 @@ from tempfile import TemporaryDirectory
 import redis
 import requests
 
+from bench import business
 from bench.common import (
+    BENCH_POINTS,
     DEMO_PASSWORD,
     DEMO_USER,
     REQUEST_TIMEOUT,
@@ -53,8 +76,9 @@ from bench.common import (
     machine_load,
     print_targets,
     print_timings,
-    require_redis,
+    require_wrk_and_redis,
     signed_in_cookie,
+    start_sandbox,
     stop_process,
     time_calls,
 )
@@ -234,37 +258,46 @@ def measure(portal: Portal, client: AssuranceClient, credentials: BearerToken,
 
 
 def main() -> None:
-    heading("bench.passports: creating a passport, and its PDF offered")
-    require_redis(REDIS_URL)
+    heading("bench.passports: creating passports, their PDFs, the list and exports")
+    require_wrk_and_redis(REDIS_URL)
     cache = redis.Redis.from_url(REDIS_URL)
     cache.flushdb()  # the benchmark's own database: nothing queued or kept from an earlier run
     print(f"Machine before: {machine_load()}")
     with ExitStack() as stack:
         directory = Path(stack.enter_context(TemporaryDirectory(prefix="bench-passports-")))
         stack.callback(cache.flushdb)
-        sandbox = servers.start_sandbox(directory)
-        stack.callback(servers.stop, sandbox.process)
+        sandbox = start_sandbox(directory / "sandbox", points=BENCH_POINTS,
+                                passports=business.PASSPORTS)  # fmt: skip
+        stack.callback(stop_process, sandbox.process)
+        database = f"sqlite:///{directory / 'portal.sqlite3'}"
         settings = {"ASSURANCE_BASE_URL": sandbox.url, "REDIS_URL": REDIS_URL,
                     "PORTAL_JOB_FILES_DIR": str(directory / "jobs"),
                     "PORTAL_LOG_LEVEL": "WARNING"}  # fmt: skip
         portal_server = servers.start_portal(directory, **settings)
         stack.callback(portal_server.stop)
         worker_env = {**os.environ, "PORTAL_DEVELOPMENT": "true", **settings,
-                      "DATABASE_URL": f"sqlite:///{directory / 'portal.sqlite3'}"}  # fmt: skip
+                      "DATABASE_URL": database}  # fmt: skip
         worker = servers.start_worker(worker_env, log=directory / "worker.log")
         stack.callback(stop_process, worker)
 
         client = AssuranceClient(sandbox.url)
         credentials = BearerToken(client.login(DEMO_USER, DEMO_PASSWORD).token)
         choice = grower_choice(client.authorisation(credentials))
-        portal = Portal(portal_server.url, signed_in_cookie(portal_server.url))
+        cookie = signed_in_cookie(portal_server.url)
+        portal = Portal(portal_server.url, cookie)
         try:
             figures = measure(portal, client, credentials, choice)
+            business.setup_django({**settings, "DATABASE_URL": database})
+            found = business.measure(business.Bench(
+                portal.url, cookie, portal, client, credentials, sandbox, directory,
+                worker_env, stack,
+            ), choice)  # fmt: skip
         except RuntimeError:
             log = directory / "worker.log"
             print(f"The worker's log:\n{log.read_text()[-4000:]}", file=sys.stderr)
             raise
     report(figures)
+    business.report(found)
 
 
 def report(figures: Figures) -> None:
@@ -290,7 +323,6 @@ def report(figures: Figures) -> None:
         Target("PDF offered - service's PDF call, median", offered.median - pdf_alone.median,
                PDF_EXTRA_MS, inclusive=True),
     ])  # fmt: skip
-    print(f"Machine after: {machine_load()}")
 
 
 if __name__ == "__main__":

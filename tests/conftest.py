@@ -3,6 +3,7 @@ and a cache of each test's own."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import uuid
@@ -68,6 +69,17 @@ def start_sandbox(directory: Path, **settings: str) -> Sandbox:
 def stop_sandbox(sandbox: Sandbox) -> None:
     sandbox._session.close()  # an idle keep-alive connection would hold up the shutdown
     servers.stop(sandbox.process)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """A test database of the run's own (`test_portal_<pid>`), so that two runs on one
+    PostgreSQL (a developer's beside CI's) never share, nor drop, each other's."""
+    from django.conf import settings
+
+    for database in settings.DATABASES.values():
+        if database["ENGINE"].endswith("postgresql"):
+            database.setdefault("TEST", {})["NAME"] = f"test_{database['NAME']}_{os.getpid()}"
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ test_worker.py (PostgreSQL and redis-server needed)."""
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,11 +19,12 @@ from portal.jobs.models import Job
 from tests.portal.jobs.kinds import KIND
 from tests.portal.jobs.test_worker import (
     Worker,
-    _test_database_url,
     pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
     redis_server,  # noqa: F401 (a fixture)
     start,
+    started,
     state_of,
+    worker_environment,
 )
 from tests.services import PrivateRedis, wait_for
 
@@ -50,20 +50,11 @@ def shared_cache(settings, redis_server: PrivateRedis) -> None:  # noqa: F811
 @pytest.fixture
 def worker(shared_cache, redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:  # noqa: F811
     """A worker logging JSON lines, with the shortened heartbeat."""
-    environment = {
-        **os.environ,
-        "DATABASE_URL": _test_database_url(),
-        "REDIS_URL": redis_server.url,
-        "ASSURANCE_BASE_URL": upstream_sandbox.url,
-        "PORTAL_JOB_FILES_DIR": str(job_files),
-        "PORTAL_WORKER_HEARTBEAT_SECONDS": str(LIMIT),
-        "PORTAL_LOG_FORMAT": "json",
-        "PORTAL_DEVELOPMENT": "true",
-    }
-    running = Worker(environment, tmp_path / "worker.log")
-    running.start()
-    yield running
-    running.stop()
+    environment = worker_environment(
+        redis_server, upstream_sandbox, job_files,
+        PORTAL_WORKER_HEARTBEAT_SECONDS=str(LIMIT), PORTAL_LOG_FORMAT="json",
+    )  # fmt: skip
+    yield from started(Worker(environment, tmp_path / "worker.log"))
 
 
 def workers_check(client: Client) -> dict:

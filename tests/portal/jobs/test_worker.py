@@ -107,22 +107,34 @@ class Worker:
                 self.kill()
 
 
-@pytest.fixture
-def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:
-    environment = {
+def started(worker: Worker) -> Iterator[Worker]:
+    """For a fixture: the worker started, and stopped after the test."""
+    worker.start()
+    yield worker
+    worker.stop()
+
+
+def worker_environment(redis: PrivateRedis, sandbox, job_files: Path, **settings: str) -> dict:
+    """The environment of a worker of the tests: the test database, the test's Redis, the
+    sandbox, the test's folder of job files, and `settings`."""
+    return {
         **os.environ,
         "DATABASE_URL": _test_database_url(),
-        "REDIS_URL": redis_server.url,
-        "ASSURANCE_BASE_URL": upstream_sandbox.url,
+        "REDIS_URL": redis.url,
+        "ASSURANCE_BASE_URL": sandbox.url,
         "PORTAL_JOB_FILES_DIR": str(job_files),
-        "PORTAL_JOB_TIME_LIMIT": str(TIME_LIMIT),
-        "PORTAL_JOB_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
         "PORTAL_DEVELOPMENT": "true",
+        **settings,
     }
-    running = Worker(environment, tmp_path / "worker.log")
-    running.start()
-    yield running
-    running.stop()
+
+
+@pytest.fixture
+def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:
+    environment = worker_environment(
+        redis_server, upstream_sandbox, job_files, PORTAL_JOB_TIME_LIMIT=str(TIME_LIMIT),
+        PORTAL_JOB_VISIBILITY_TIMEOUT=str(VISIBILITY_TIMEOUT),
+    )  # fmt: skip
+    yield from started(Worker(environment, tmp_path / "worker.log"))
 
 
 def start(grower, pause: float) -> Job:

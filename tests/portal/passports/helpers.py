@@ -94,3 +94,10 @@ def text(response) -> str:
     """The page's words, tags removed and spaces folded."""
     html = re.sub(r"<[^>]+>", " ", response.content.decode())
     return " ".join(unescape(html).split())
+
+
+def as_sent(record: dict) -> dict[str, str]:
+    """A passport's record, as the service sent it (Passport.record, by the interface's names),
+    in the words of a CSV file: numbers as written, dates as sent, nothing for a value left
+    out."""
+    return {name: "" if value is None else str(value) for name, value in record.items()}

@@ -15,7 +15,6 @@ import pypdf
 import pytest
 from django.test import Client
 
-from portal.assurance import codec
 from portal.assurance.passport_fields import PASSPORT_FIELDS
 from portal.jobs import actions
 from portal.jobs.models import Job
@@ -25,7 +24,7 @@ from portal.passports.tasks import passport_export, passport_pdf
 from tests.demo import OAKHURST, WENHAM, WENHAM_SITE
 from tests.jobs import run, run_queued
 from tests.portal.accounts.helpers import upstream_calls
-from tests.portal.passports.helpers import no_longer_a_contact, suspended, text
+from tests.portal.passports.helpers import as_sent, no_longer_a_contact, suspended, text
 from tests.portal.passports.made import made_with_the_form
 
 pytestmark = pytest.mark.django_db
@@ -69,9 +68,12 @@ def test_the_ticked_passports_export_as_a_zip_of_pdfs_and_both_manifests(grower)
         assert member.compress_type == zipfile.ZIP_STORED  # a PDF is compressed already
         assert code in pdf_text(archive.read(member))
     records = records_of(made)  # in the order they were made
-    rows = list(csv.reader(io.StringIO(archive.read("passports.csv").decode("utf-8-sig"))))
-    assert rows[0] == COLUMNS
-    assert rows[1:] == [[_csv(getattr(r, f.name)) for f in PASSPORT_FIELDS] for r in records]
+    rows = list(csv.DictReader(io.StringIO(archive.read("passports.csv").decode("utf-8-sig"))))
+    assert list(rows[0]) == COLUMNS
+    sent = [as_sent(Passport.objects.get(short_code=code).record) for code in made]
+    assert [{name: row[name] for name in sent_ if name in row}
+            for row, sent_ in zip(rows, sent, strict=True)] == sent  # fmt: skip
+    assert all(row[name] == "" for row in rows for name in COLUMNS if name not in sent[0])
     sheet = openpyxl.load_workbook(io.BytesIO(archive.read("passports.xlsx"))).active
     cells = [list(row) for row in sheet.iter_rows(values_only=True)]
     assert cells[0] == COLUMNS
@@ -80,16 +82,6 @@ def test_the_ticked_passports_export_as_a_zip_of_pdfs_and_both_manifests(grower)
     assert job.result_name.endswith(".zip") and job.message == ""
     page = text(grower.get(f"/jobs/{job.pk}/"))
     assert "3 passports as a ZIP : done." in page and f"Download {job.result_name}" in page
-
-
-def _csv(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, datetime):
-        return codec.format_datetime(value)
-    if isinstance(value, float):
-        return codec.format_number(value)
-    return str(value)
 
 
 def _xlsx(value: object) -> object:
@@ -256,3 +248,14 @@ def test_it_needs_a_signed_in_user_and_a_post(client, grower):
     client.logout()
     response = client.post("/passports/export", {"format": "zip", "scope": "all"})
     assert response.status_code == 302 and response["Location"].startswith("/accounts/sign-in/")
+
+
+def test_another_business_export_and_its_file_are_no_ones_but_its_owners(grower, partner):
+    wenham = made_with_the_form(grower, membership=WENHAM, site=WENHAM_SITE, store="")
+    job = exported(grower, code=[wenham])
+    assert partner.get(f"/jobs/{job.pk}/").status_code == 404
+    assert partner.get(f"/jobs/{job.pk}/download/").status_code == 404
+    response = partner.post("/passports/export", {"format": "zip", "scope": "all",
+                                                  "membership": WENHAM})  # fmt: skip
+    assert "the filters are not valid" in text(partner.get(response["Location"]))
+    assert Job.objects.filter(kind=passport_export.name).count() == 1

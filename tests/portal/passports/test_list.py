@@ -264,3 +264,15 @@ def test_adding_counts_against_the_addresss_look_ups(grower, settings):
 
 def _said(response) -> str:
     return re.search(r'id="id_code_error"[^>]*>(.*?)</ul>', response.content.decode(), re.S)[1]
+
+
+def test_no_address_of_the_list_reaches_another_business_passports(grower, partner):
+    wenham = wenham_with_the_form(grower)
+    own = made_with_the_form(partner)
+    bare = wenham.replace("-", "")
+    for query in (f"?membership={WENHAM}", f"?site={WENHAM_SITE}", f"?code={bare}",
+                  f"?code={bare[:6]}", f"?crop=Wheat&code={wenham}"):  # fmt: skip
+        assert wenham not in listed(partner, query), query
+        assert wenham not in partner.get(f"/passports/{query}", headers=HTMX).content.decode()
+    assert listed(partner, f"?membership={WENHAM}") == [own]  # not applied: not theirs
+    assert partner.get(f"/passports/{wenham}/").status_code == 404

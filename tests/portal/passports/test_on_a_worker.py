@@ -6,7 +6,6 @@ Redis as in tests/portal/jobs/test_worker.py (PostgreSQL and redis-server needed
 from __future__ import annotations
 
 import io
-import os
 import time
 import zipfile
 from collections.abc import Iterator
@@ -23,9 +22,10 @@ from tests.portal.jobs.test_worker import (
     TIME_LIMIT,
     VISIBILITY_TIMEOUT,
     Worker,
-    _test_database_url,
     pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
     redis_server,  # noqa: F401 (a fixture)
+    started,
+    worker_environment,
 )
 from tests.portal.passports.made import filled
 from tests.services import PrivateRedis, wait_for
@@ -37,21 +37,12 @@ WAIT_SECONDS = 120
 @pytest.fixture
 def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:  # noqa: F811
     """A worker that fetches one PDF at a time (an export takes seconds, time to kill it in)."""
-    environment = {
-        **os.environ,
-        "DATABASE_URL": _test_database_url(),
-        "REDIS_URL": redis_server.url,
-        "ASSURANCE_BASE_URL": upstream_sandbox.url,
-        "PORTAL_JOB_FILES_DIR": str(job_files),
-        "PORTAL_JOB_TIME_LIMIT": str(TIME_LIMIT * 5),
-        "PORTAL_JOB_VISIBILITY_TIMEOUT": str(TIME_LIMIT * 5 + VISIBILITY_TIMEOUT),
-        "PORTAL_EXPORT_CONCURRENCY": "1",
-        "PORTAL_DEVELOPMENT": "true",
-    }
-    running = Worker(environment, tmp_path / "worker.log")
-    running.start()
-    yield running
-    running.stop()
+    environment = worker_environment(
+        redis_server, upstream_sandbox, job_files, PORTAL_EXPORT_CONCURRENCY="1",
+        PORTAL_JOB_TIME_LIMIT=str(TIME_LIMIT * 5),
+        PORTAL_JOB_VISIBILITY_TIMEOUT=str(TIME_LIMIT * 5 + VISIBILITY_TIMEOUT),
+    )  # fmt: skip
+    yield from started(Worker(environment, tmp_path / "worker.log"))
 
 
 def job_of(kind: str) -> Job:
