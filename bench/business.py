@@ -18,7 +18,7 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ EXPORT, EXPORT_ROUNDS, CONCURRENCY = 200, 3, 4
 SMALL, LARGE = 100, 1_000
 BATCH_RATIO, LIST_RATIO, EXPORT_RATIO, MEMORY_RATIO = 1.2, 0.5, 1.2, 1.2
 JOB_SECONDS = 300
+POLL_SECONDS = 0.2  # how often the benchmark looks whether a job has ended
 RECORD_THREADS = 8
 EXPORT_PATH = "/passports/export"
 
@@ -72,6 +73,7 @@ class Bench:
 @dataclass
 class Found:
     batch: list[float] = field(default_factory=list)
+    batch_waits: list[float] = field(default_factory=list)  # ms from its POST to its start
     singles: list[float] = field(default_factory=list)
     loads: list[tuple[Load, Load]] = field(default_factory=list)
     export: list[float] = field(default_factory=list)
@@ -93,7 +95,9 @@ def measure(bench: Bench, choice: Any) -> Found:
     found = Found()
     today = date.today()
     for _ in range(BATCH_ROUNDS):
-        found.batch.append(batch_of_50(bench, choice.form_data(today)))
+        taken, waited = batch_of_50(bench, choice.form_data(today))
+        found.batch.append(taken)
+        found.batch_waits.append(waited)
         request = choice.request(today)
         started = time.perf_counter()
         for _ in range(BATCH):
@@ -108,29 +112,31 @@ def measure(bench: Bench, choice: Any) -> Found:
         home = wrk(bench.url + HOME_PATH, bench.cookie, "home page", CONNECTIONS, LIST_SECONDS,
                    home_bytes)  # fmt: skip
         found.loads.append((listed, home))
-    for n in range(EXPORT_ROUNDS):
+    for n in range(EXPORT_ROUNDS):  # the same PDFs each way (the sandbox keeps none made)
         chosen = codes[n * EXPORT : (n + 1) * EXPORT]
+        if n % 2:
+            found.fetched.append(fetched_alone(bench, chosen))
         found.export.append(export(bench, chosen))
-        found.fetched.append(fetched_alone(bench, codes[5000 + n * EXPORT :][:EXPORT]))
-    found.memory = memory(bench, codes[2000:])
+        if not n % 2:
+            found.fetched.append(fetched_alone(bench, chosen))
+    found.memory = memory(bench)
     return found
 
 
-def batch_of_50(bench: Bench, form_data: dict[str, str]) -> float:
-    """A batch of 50 made with the create form: ms from its POST until its job has ended."""
+def batch_of_50(bench: Bench, form_data: dict[str, str]) -> tuple[float, float]:
+    """A batch of 50 made with the create form: ms from its POST until its job ended, and
+    until it started."""
     from portal.jobs.models import Job
 
     data = {**bench.portal.blank_form(), **form_data, "loads": str(BATCH)}
-    started = time.perf_counter()
+    started = time.time()
     answer = bench.portal.http.post(bench.url + "/passports/new", data=data,
                                     headers=bench.portal.headers, allow_redirects=False,
                                     timeout=REQUEST_TIMEOUT)  # fmt: skip
-    job_id = _job_of(answer)
-    job = _until_ended(job_id)
-    taken = (time.perf_counter() - started) * 1000
+    job = _until_ended(_job_of(answer))
     if job.state != Job.State.DONE or job.done != BATCH:
         raise RuntimeError(f"The batch ended {job.state} with {job.done} made: {job.message}")
-    return taken
+    return (job.finished.timestamp() - started) * 1000, (job.started.timestamp() - started) * 1000
 
 
 def _job_of(answer) -> int:
@@ -142,6 +148,8 @@ def _job_of(answer) -> int:
 
 
 def _until_ended(job_id: int):
+    """The job, once it has ended. Its own times say how long it took (`finished`): this looks
+    only every POLL_SECONDS, so as to take little of the machine from the job."""
     from django.db import connection
 
     from portal.jobs.models import Job
@@ -152,7 +160,7 @@ def _until_ended(job_id: int):
         if job.has_ended:
             return job
         connection.close()  # SQLite: see the other processes' commits, hold no lock
-        time.sleep(0.005)
+        time.sleep(POLL_SECONDS)
     raise RuntimeError(f"Job {job_id} did not end in {JOB_SECONDS} s")
 
 
@@ -173,13 +181,15 @@ def record_the_sandboxs_passports(bench: Bench) -> list[str]:
         fetched = list(pool.map(lambda code: bench.client.passport(bench.credentials, code),
                                 codes))  # fmt: skip
     grower = get_user_model().objects.get(username="grower")
+    recorded = set(Passport.objects.values_list("short_code", flat=True))  # made by the rounds
     rows = []
     for record in fetched:
         row = Passport(membership_guid=record.membership_guid, site_guid=record.site_guid,
                        store_guid=record.store_guid or "", made_by=grower,
                        origin=Passport.Origin.ADDED, created=record.check_date)  # fmt: skip
         row.keep_record(record)
-        rows.append(row)
+        if row.short_code not in recorded:
+            rows.append(row)
     Passport.objects.bulk_create(rows, batch_size=500)
     return [row.short_code for row in rows]
 
@@ -189,12 +199,12 @@ def export(bench: Bench, codes: list[str]) -> float:
     has ended; its ZIP checked."""
     token = csrf_token(bench.portal.get("/passports/").text)
     data = {"csrfmiddlewaretoken": token, "format": "zip", "scope": "ticked", "code": codes}
-    started = time.perf_counter()
+    started = time.time()
     answer = bench.portal.http.post(bench.url + EXPORT_PATH, data=data,
                                     headers=bench.portal.headers, allow_redirects=False,
                                     timeout=REQUEST_TIMEOUT)  # fmt: skip
     job = _until_ended(_job_of(answer))
-    taken = (time.perf_counter() - started) * 1000
+    taken = (job.finished.timestamp() - started) * 1000
     _check_zip(job, codes)
     return taken
 
@@ -224,37 +234,52 @@ def fetched_alone(bench: Bench, codes: list[str]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def memory(bench: Bench, codes: list[str]) -> dict[int, int]:
-    """The peak memory (KiB) of the worker's process over an export of SMALL and of LARGE
-    passports, each in a process of its own (a worker of one process, replaced after each
-    job), the main worker stopped meanwhile."""
+def memory(bench: Bench) -> dict[int, int]:
+    """The peak memory (KiB) of the worker's process over an export of about SMALL and of about
+    LARGE passports (all that were loaded on some days, as the list's filters choose them),
+    each in a process of its own: a worker of one process, replaced after each job."""
     env = {**bench.worker_env, "PORTAL_JOB_TASKS_PER_CHILD": "1"}
     worker = servers.start_worker(env, concurrency=1, log=bench.directory / "memory-worker.log")
     bench.stack.callback(stop_process, worker)
     peaks = {}
-    for count, chosen in ((SMALL, codes[:SMALL]), (LARGE, codes[SMALL : SMALL + LARGE])):
-        peaks[count] = _peak_of_export(bench, chosen, worker.pid)
+    for wanted in (SMALL, LARGE):
+        filters, count = _days_holding(wanted)
+        peaks[count] = _peak_of_export(bench, filters, count, worker.pid)
     return peaks
 
 
-def _peak_of_export(bench: Bench, codes: list[str], worker_pid: int) -> int:
+def _days_holding(wanted: int) -> tuple[dict[str, str], int]:
+    """Loading dates from and to (the list's filters, whole days) that hold as many passports
+    as they can up to `wanted`, from the day before yesterday back; how many they hold."""
+    from portal.passports.models import Passport
+
+    last = date.today() - timedelta(days=2)
+    older = Passport.objects.filter(loading_date__date__lte=last)
+    first = older.order_by("-loading_date").values_list("loading_date", flat=True)[wanted].date()
+    held = older.filter(loading_date__date__gt=first)  # the day of the one too many left out
+    start = first + timedelta(days=1)
+    return {"loaded_from": start.isoformat(), "loaded_to": last.isoformat()}, held.count()
+
+
+def _peak_of_export(bench: Bench, filters: dict[str, str], count: int, worker_pid: int) -> int:
+    from portal.jobs.models import Job
+
     token = csrf_token(bench.portal.get("/passports/").text)
-    data = {"csrfmiddlewaretoken": token, "format": "zip", "scope": "ticked", "code": codes}
+    data = {"csrfmiddlewaretoken": token, "format": "zip", "scope": "all", **filters}
     answer = bench.portal.http.post(bench.url + EXPORT_PATH, data=data,
                                     headers=bench.portal.headers, allow_redirects=False,
                                     timeout=REQUEST_TIMEOUT)  # fmt: skip
     job_id = _job_of(answer)
-    from portal.jobs.models import Job
-
     peak, deadline = 0, time.monotonic() + JOB_SECONDS
     while time.monotonic() < deadline:
         peak = max(peak, pool_peak_kib(worker_pid))
         job = Job.objects.get(pk=job_id)
         if job.has_ended:
-            _check_zip(job, codes)
+            if job.state != Job.State.DONE or job.done < count:
+                raise RuntimeError(f"The export of {count} ended {job.state}: {job.message}")
             return peak
         time.sleep(0.05)
-    raise RuntimeError(f"The export of {len(codes)} did not end in {JOB_SECONDS} s")
+    raise RuntimeError(f"The export of {count} did not end in {JOB_SECONDS} s")
 
 
 def report(found: Found) -> None:
@@ -269,6 +294,8 @@ def report(found: Found) -> None:
         (f"portal: export of {EXPORT}, POST to its job ended", export_),
         (f"service: {EXPORT} PDF calls, {CONCURRENCY} at once", fetched),
     ])  # fmt: skip
+    waits = ", ".join(f"{wait:.0f}" for wait in found.batch_waits)
+    print(f"A batch's job started {waits} ms after its POST.")
     print(f"\nThe list with {PASSPORTS:,} passports, filtered by crop ({found.list_bytes:,} "
           f"bytes a page), and the home page, with wrk at {CONNECTIONS} connections for "
           f"{LIST_SECONDS} s each, {LIST_ROUNDS} rounds:")  # fmt: skip
@@ -276,9 +303,9 @@ def report(found: Found) -> None:
     ratios = [listed.throughput / home.throughput for listed, home in found.loads]
     print(f"Ratios of the list's throughput to the home page's: "
           f"{', '.join(f'{r:.2f}' for r in ratios)}")  # fmt: skip
-    small, large = found.memory[SMALL], found.memory[LARGE]
-    print(f"\nThe worker's peak memory: {small / 1024:.0f} MiB over an export of {SMALL}, "
-          f"{large / 1024:.0f} MiB over one of {LARGE:,}.\n")  # fmt: skip
+    (few, small), (many, large) = sorted(found.memory.items())
+    print(f"\nThe worker's peak memory: {small / 1024:.0f} MiB over an export of {few}, "
+          f"{large / 1024:.0f} MiB over one of {many:,}.\n")  # fmt: skip
     print_targets([
         Target(f"batch of {BATCH} / {BATCH} single creations, medians",
                batch.median / singles.median, BATCH_RATIO, "x", True),
@@ -286,6 +313,6 @@ def report(found: Found) -> None:
                 statistics.median(ratios), LIST_RATIO, "x"),
         Target(f"export of {EXPORT} / the same PDFs fetched, medians",
                export_.median / fetched.median, EXPORT_RATIO, "x", True),
-        Target(f"worker peak memory, export of {LARGE:,} / of {SMALL}", large / small,
+        Target(f"worker peak memory, export of {many:,} / of {few}", large / small,
                MEMORY_RATIO, "x", True),
     ])  # fmt: skip

@@ -108,10 +108,10 @@ PORTAL_LOOKUP_KEEP_SECONDS = min(60, env_int("PORTAL_LOOKUP_KEEP_SECONDS", 60))
 PORTAL_AUTHORISATION_SECONDS = env_int("PORTAL_AUTHORISATION_SECONDS", 60)
 # The most passports one form makes at once (a batch of identical loads, made by a job).
 PORTAL_BATCH_LIMIT = max(1, env_int("PORTAL_BATCH_LIMIT", 50))
-# The most passports one export takes (a ZIP of their PDFs and manifests, made by a job), and
-# how many of their PDFs it fetches from the service at once.
+# The most passports one export takes (a ZIP of their PDFs and manifests, made by a job).
 PORTAL_EXPORT_LIMIT = max(1, env_int("PORTAL_EXPORT_LIMIT", 1000))
-PORTAL_EXPORT_CONCURRENCY = max(1, env_int("PORTAL_EXPORT_CONCURRENCY", 4))
+# How many calls one job makes to the service at once: an export's PDFs, a batch's passports.
+PORTAL_JOB_CALLS_AT_ONCE = max(1, env_int("PORTAL_JOB_CALLS_AT_ONCE", 4))
 # Verifiers of passwords that have worked here (portal/accounts/verifiers.py) are made with the
 # first: scrypt, slow and memory-hard. Portal users have no passwords of their own.
 PASSWORD_HASHERS = [

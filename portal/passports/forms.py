@@ -328,19 +328,26 @@ class PassportFilters(forms.Form):
     )  # fmt: skip
 
     NAMES = ("membership", "site", "crop", "year", "loaded_from", "loaded_to", "code")
+    CHOSEN, DAYS = ("membership", "site", "crop", "year"), ("loaded_from", "loaded_to")
 
     def __init__(self, data: Any, *, memberships: list[records.Membership], crops: list[str],
                  years: list[str]) -> None:  # fmt: skip
         super().__init__(data, label_suffix="")
-        self.fields["membership"].choices = [("", "Every membership")] + [
-            (m.membership_guid, m.business_name or m.membership_number) for m in memberships
-        ]
-        self.fields["site"].choices = [("", "Every site")] + [
-            (s.site_guid, s.site_name or s.address) for m in memberships for s in m.sites
-        ]
+        self._offer("membership", "Every membership",
+                    [(m.membership_guid, m.business_name or m.membership_number)
+                     for m in memberships])  # fmt: skip
+        self._offer("site", "Every site",
+                    [(s.site_guid, s.site_name or s.address) for m in memberships
+                     for s in m.sites])  # fmt: skip
         self.crops = crops
         self.fields["crop"].widget.choices = [("", "Every crop")] + [(c, c) for c in crops]
-        self.fields["year"].choices = [("", "Every harvest")] + [(y, y) for y in years]
+        self._offer("year", "Every harvest", [(year, year) for year in years])
+
+    def _offer(self, name: str, every: str, choices: list[tuple[str | None, str | None]]) -> None:
+        """The field's choices, for checking what is sent and for the page's list to draw."""
+        offered = [("", every), *((value or "", shown or "") for value, shown in choices)]
+        self.fields[name].choices = offered
+        self.fields[name].widget.choices = offered
 
     def clean_crop(self) -> str:
         """One of the crops offered, in whatever case it was given."""

@@ -41,6 +41,14 @@ def narrowed(passports: QuerySet[Passport], filters: dict[str, Any]) -> QuerySet
     return passports
 
 
+def for_rows(passports: QuerySet[Passport]) -> QuerySet[Passport]:
+    """What the list's rows show of each passport (not its whole record), and who made it."""
+    return passports.select_related("made_by").only(
+        "short_code", "site_guid", "business_name", "crop_type", "variety", "loading_date",
+        "harvest_year", "haulier_company_name", "origin", "created", "made_by__username",
+    )  # fmt: skip
+
+
 def crops(passports: QuerySet[Passport]) -> list[str]:
     """The crops of these passports, each once whatever its case, in order."""
     distinct = passports.exclude(crop_type="").values_list("crop_type", flat=True)

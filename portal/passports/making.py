@@ -1,15 +1,19 @@
 """Making a passport at the service once for a one-time key: the create form's (one passport)
 and a batch's job (one key for each of its passports) both make them here.
 
-The portal's row is written, under the key, before the service is asked, and its short code
-once the service has answered; a row whose creation failed is deleted. So a second sending of a
-form, or a batch's job run again, finds the passport made, or still being made, rather than
-making a second one.
+The create form's row is written, under the key, before the service is asked, and its short
+code once the service has answered; a row whose creation failed is deleted. So a second
+sending of the form, which may come while the first is still asking, finds the passport made,
+or still being made, rather than making a second one. A row left without a short code by a
+sending whose process died is cleared by the next, once the first cannot still be asking.
+
+A batch's passports are made by one job at a time (a job runs again only once its worker has
+died), so each is recorded once the service has made it, in one write: the job run again finds
+the keys recorded and makes only the rest.
 
 The interface takes no key of its own: if the process asking dies while the service makes the
-passport, the service may have made one that the portal never hears of (nobody has its code).
-The row left without a short code is cleared by whoever comes next under that key, once it is
-known that the first cannot still be asking (docs/interface.md).
+passport, the service may have made one that the portal never hears of (nobody has its code)
+and that is made again under the same key (docs/interface.md).
 """
 
 from __future__ import annotations
@@ -37,15 +41,13 @@ def claim(
     position: int | None = None,
 ) -> Passport | None:
     """The row for `key`, written now; None if there is one already (made, or being made)."""
+    passport = _row(key, request, made_by, batch, position)
     try:
         with transaction.atomic():
-            return Passport.objects.create(
-                submission=key, membership_guid=request.membership_guid or "",
-                site_guid=request.site_guid or "", store_guid=request.store_guid or "",
-                made_by=made_by, batch=batch, batch_position=position,
-            )  # fmt: skip
+            passport.save(force_insert=True)
     except IntegrityError:
         return None
+    return passport
 
 
 def make(passport: Passport, credentials: Credentials, request: records.PassportRequest) -> None:
@@ -58,6 +60,38 @@ def make(passport: Passport, credentials: Credentials, request: records.Passport
         raise
     passport.keep_record(record)
     passport.save()
+
+
+def record(
+    key: uuid.UUID,
+    made: records.CropPassport,
+    request: records.PassportRequest,
+    made_by: AbstractBaseUser,
+    *,
+    batch: uuid.UUID,
+    position: int,
+) -> None:
+    """Records the passport of `key` that the service has made for `request`: a batch's. A key
+    recorded already (by another run of the batch's job) is left as it is."""
+    passport = _row(key, request, made_by, batch, position)
+    passport.keep_record(made)
+    try:
+        with transaction.atomic():
+            passport.save(force_insert=True)
+    except IntegrityError:
+        return
+
+
+def _row(
+    key: uuid.UUID,
+    request: records.PassportRequest,
+    made_by: AbstractBaseUser,
+    batch: uuid.UUID | None,
+    position: int | None,
+) -> Passport:
+    return Passport(submission=key, membership_guid=request.membership_guid or "",
+                    site_guid=request.site_guid or "", store_guid=request.store_guid or "",
+                    made_by=made_by, batch=batch, batch_position=position)  # fmt: skip
 
 
 def abandoned_before() -> datetime:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from celery import shared_task
@@ -28,7 +29,7 @@ from portal.assurance.errors import (
     Unavailable,
 )
 from portal.jobs.models import Job
-from portal.jobs.tasks import JobTask, Progress, ResultFile, WorkFailed
+from portal.jobs.tasks import JobCancelled, JobTask, Progress, ResultFile, WorkFailed
 from portal.passports import making, packing
 from portal.passports.models import Passport
 from portal.service import client
@@ -77,31 +78,56 @@ class BatchTask(JobTask):
 @shared_task(base=BatchTask, name="passport-batch")
 def passport_batch(job: Job, credentials: Credentials, progress: Progress) -> None:
     """params: `batch` (the form's one-time key), `count`, and `request` (the passport request,
-    by the interface's names). Each passport is made under its own key; those made before (by
-    a run of this job that was cut short, or failed) are not made again."""
+    by the interface's names). The service is asked for PORTAL_JOB_CALLS_AT_ONCE passports at
+    once, and each is recorded under its own key as soon as it is made; those made before (by
+    a run of this job that was cut short, or failed) are not made again. Once the service
+    refuses one, or the job is cancelled, no more are asked for, and those already asked for
+    are still recorded as they come."""
     request = codec.decode(json.dumps(job.params["request"]), records.PassportRequest,
                            codec.Format.JSON)  # fmt: skip
     batch, count = uuid.UUID(job.params["batch"]), job.params["count"]
-    made = made_in(job).count()
-    progress(made, count)
-    for position in range(count):
-        key = passport_key(batch, position)
-        left = Passport.objects.filter(submission=key).first()
-        if left is not None and left.is_made:
-            continue
-        if left is not None:
-            making.clear(left)  # a run of this job that died asking the service
-        passport = making.claim(key, request, job.owner, batch=batch, position=position)
-        if passport is None:
-            continue
-        try:
-            making.make(passport, credentials, request)
-        except AuthenticationRequired:
-            raise
-        except AssuranceError as error:
-            raise WorkFailed(_batch_stopped(error, made, count)) from None
-        made += 1
-        progress(made, count)
+    made = set(made_in(job).values_list("batch_position", flat=True))
+    to_make = iter(sorted(set(range(count)) - made))
+    progress(len(made), count)
+    stop: Exception | None = None
+    with ThreadPoolExecutor(settings.PORTAL_JOB_CALLS_AT_ONCE, "batch") as pool:
+        asked: dict[Future, int] = {}
+
+        def ask_for_the_next() -> None:
+            position = next(to_make, None)
+            if position is not None:
+                asked[pool.submit(client().create_passport, credentials, request)] = position
+
+        for _ in range(settings.PORTAL_JOB_CALLS_AT_ONCE):
+            ask_for_the_next()
+        while asked:
+            answered = next(iter(wait(asked, return_when=FIRST_COMPLETED).done))
+            position = asked.pop(answered)
+            try:
+                made_now = answered.result()
+            except AssuranceError as error:
+                stop = stop or error
+                continue
+            making.record(passport_key(batch, position), made_now, request, job.owner,
+                          batch=batch, position=position)  # fmt: skip
+            made.add(position)
+            if stop is None:
+                stop = _progressed(progress, len(made), count)
+            if stop is None:
+                ask_for_the_next()
+    if isinstance(stop, JobCancelled | AuthenticationRequired):
+        raise stop
+    if stop is not None:
+        raise WorkFailed(_batch_stopped(stop, len(made), count))
+
+
+def _progressed(progress: Progress, done: int, total: int) -> JobCancelled | None:
+    """The progress recorded; the cancellation it met, if the job was cancelled meanwhile."""
+    try:
+        progress(done, total)
+    except JobCancelled as cancelled:
+        return cancelled
+    return None
 
 
 def _batch_stopped(error: AssuranceError, made: int, count: int) -> str:
@@ -138,7 +164,7 @@ def passport_export(job: Job, credentials: Credentials, progress: Progress) -> R
     asked = job.params["passports"]
     passports = _still_theirs(asked, credentials)
     fetched = packing.pdfs_in_order(passports, _pdf_source(passports, credentials),
-                                    settings.PORTAL_EXPORT_CONCURRENCY)  # fmt: skip
+                                    settings.PORTAL_JOB_CALLS_AT_ONCE)  # fmt: skip
     if job.params["format"] == PDF:
         packed = packing.one_pdf(fetched, progress, len(passports))
     else:

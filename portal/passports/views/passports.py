@@ -58,13 +58,14 @@ def _listed(request: HttpRequest, data: QueryDict) -> dict:
     everyone = listing.visible(memberships)
     filters = _filters(data, memberships, everyone)
     kept = listing.narrowed(everyone, filters.applied)
-    page = Paginator(kept.select_related("made_by"), PER_PAGE).get_page(data.get("page"))
+    page = Paginator(listing.for_rows(kept), PER_PAGE).get_page(data.get("page"))
     sites = {s.site_guid: s.site_name or s.address for m in memberships for s in m.sites}
     return {
         "memberships": memberships, "filters": filters, "page": page,
         "rows": [(passport, sites.get(passport.site_guid, "")) for passport in page],
         "query": _query(filters), "any_at_all": everyone.exists(),
         "export_limit": settings.PORTAL_EXPORT_LIMIT,
+        "passports_path": reverse("passports:list"),
     }  # fmt: skip
 
 

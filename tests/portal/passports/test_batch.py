@@ -5,11 +5,14 @@ passport under its own one-time key, never more than asked."""
 from __future__ import annotations
 
 import re
+import threading
+import time
 
 import pytest
+from django.db import connection
 
+from portal import service
 from portal.jobs.models import Job
-from portal.passports import making
 from portal.passports.models import Passport
 from portal.passports.tasks import passport_batch
 from tests.demo import HOLLOWFIELD
@@ -70,20 +73,21 @@ def test_the_form_sent_again_finds_the_same_batch_and_makes_no_more(grower):
 
 
 def test_a_refusal_part_way_stops_the_batch_says_how_many_were_made_and_retry_makes_the_rest(
-    grower, upstream_sandbox, monkeypatch
+    grower, upstream_sandbox, monkeypatch, settings
 ):
     grower.post("/passports/new", filled(grower, loads="5"))
     job = batch_job()
-    real_make, asked = making.make, []
+    real_create, asked = service.client().create_passport, []
 
-    def the_third_asked_while_suspended(passport, credentials, request) -> None:
-        asked.append(passport)
+    def the_third_asked_while_suspended(credentials, request):
+        asked.append(request)
         if len(asked) != 3:
-            return real_make(passport, credentials, request)
+            return real_create(credentials, request)
         with suspended(upstream_sandbox, HOLLOWFIELD):
-            return real_make(passport, credentials, request)
+            return real_create(credentials, request)
 
-    monkeypatch.setattr(making, "make", the_third_asked_while_suspended)
+    settings.PORTAL_JOB_CALLS_AT_ONCE = 1  # the service asked for one after another
+    monkeypatch.setattr(service.client(), "create_passport", the_third_asked_while_suspended)
     stopped = run(job)
     assert stopped.state == Job.State.FAILED
     assert "the membership's assurance claim is not valid now" in stopped.message
@@ -134,3 +138,52 @@ def test_no_one_else_sees_a_batch(grower, partner):
     grower.post("/passports/new", filled(grower, loads="2"))
     job = run(batch_job())
     assert partner.get(f"/jobs/{job.pk}/").status_code == 404
+
+
+def test_the_service_is_asked_for_a_few_at_once_and_no_more(grower, settings, monkeypatch):
+    settings.PORTAL_JOB_CALLS_AT_ONCE = 3
+    real_create, lock = service.client().create_passport, threading.Lock()
+    under_way, most = [0], [0]
+
+    def counted(credentials, request):
+        with lock:
+            under_way[0] += 1
+            most[0] = max(most[0], under_way[0])
+        try:
+            time.sleep(0.05)  # as a service that takes a moment
+            return real_create(credentials, request)
+        finally:
+            with lock:
+                under_way[0] -= 1
+
+    monkeypatch.setattr(service.client(), "create_passport", counted)
+    grower.post("/passports/new", filled(grower, loads="9"))
+    assert run(batch_job()).state == Job.State.DONE
+    assert most[0] == 3
+    made = Passport.objects.order_by("batch_position")
+    assert [p.batch_position for p in made] == list(range(9))
+
+
+@pytest.mark.django_db(transaction=True)  # its owner cancels it from another thread
+def test_a_batch_cancelled_midway_asks_for_no_more_and_keeps_what_was_made(
+    grower, settings, monkeypatch
+):
+    settings.PORTAL_JOB_CALLS_AT_ONCE = 1
+    grower.post("/passports/new", filled(grower, loads="6"))
+    job = batch_job()
+    real_create, asked = service.client().create_passport, []
+
+    def cancelled_after_the_second(credentials, request):
+        asked.append(request)
+        if len(asked) == 2:
+            try:
+                assert grower.post(f"/jobs/{job.pk}/cancel/").status_code == 302  # meanwhile
+            finally:
+                connection.close()  # the thread's own
+        time.sleep(0.3)  # a service that takes a moment: the job sees the cancel at its next count
+        return real_create(credentials, request)
+
+    monkeypatch.setattr(service.client(), "create_passport", cancelled_after_the_second)
+    assert run(job).state == Job.State.CANCELLED
+    assert 2 <= len(asked) < 6  # no more asked for, once the job saw it
+    assert Passport.objects.count() == len(asked)  # every one made is recorded

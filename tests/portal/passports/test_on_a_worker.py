@@ -38,7 +38,7 @@ WAIT_SECONDS = 120
 def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:  # noqa: F811
     """A worker that fetches one PDF at a time (an export takes seconds, time to kill it in)."""
     environment = worker_environment(
-        redis_server, upstream_sandbox, job_files, PORTAL_EXPORT_CONCURRENCY="1",
+        redis_server, upstream_sandbox, job_files, PORTAL_JOB_CALLS_AT_ONCE="1",
         PORTAL_JOB_TIME_LIMIT=str(TIME_LIMIT * 5),
         PORTAL_JOB_VISIBILITY_TIMEOUT=str(TIME_LIMIT * 5 + VISIBILITY_TIMEOUT),
     )  # fmt: skip
