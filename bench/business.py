@@ -243,25 +243,25 @@ def memory(bench: Bench) -> dict[int, int]:
     bench.stack.callback(stop_process, worker)
     peaks = {}
     for wanted in (SMALL, LARGE):
-        filters, count = _days_holding(wanted)
-        peaks[count] = _peak_of_export(bench, filters, count, worker.pid)
+        count, peak = _peak_of_export(bench, _days_holding(wanted), worker.pid)
+        peaks[count] = peak
     return peaks
 
 
-def _days_holding(wanted: int) -> tuple[dict[str, str], int]:
-    """Loading dates from and to (the list's filters, whole days) that hold as many passports
-    as they can up to `wanted`, from the day before yesterday back; how many they hold."""
+def _days_holding(wanted: int) -> dict[str, str]:
+    """Loading dates from and to (the list's filters, whole days) that hold about `wanted`
+    passports, from the day before yesterday back."""
     from portal.passports.models import Passport
 
     last = date.today() - timedelta(days=2)
-    older = Passport.objects.filter(loading_date__date__lte=last)
-    first = older.order_by("-loading_date").values_list("loading_date", flat=True)[wanted].date()
-    held = older.filter(loading_date__date__gt=first)  # the day of the one too many left out
-    start = first + timedelta(days=1)
-    return {"loaded_from": start.isoformat(), "loaded_to": last.isoformat()}, held.count()
+    older = Passport.objects.filter(loading_date__date__lte=last).order_by("-loading_date")
+    first = older.values_list("loading_date", flat=True)[wanted].date() + timedelta(days=1)
+    return {"loaded_from": first.isoformat(), "loaded_to": last.isoformat()}
 
 
-def _peak_of_export(bench: Bench, filters: dict[str, str], count: int, worker_pid: int) -> int:
+def _peak_of_export(bench: Bench, filters: dict[str, str], worker_pid: int) -> tuple[int, int]:
+    """How many passports an export of all that match `filters` took, and the worker's peak
+    memory (KiB) over it."""
     from portal.jobs.models import Job
 
     token = csrf_token(bench.portal.get("/passports/").text)
@@ -275,11 +275,11 @@ def _peak_of_export(bench: Bench, filters: dict[str, str], count: int, worker_pi
         peak = max(peak, pool_peak_kib(worker_pid))
         job = Job.objects.get(pk=job_id)
         if job.has_ended:
-            if job.state != Job.State.DONE or job.done < count:
-                raise RuntimeError(f"The export of {count} ended {job.state}: {job.message}")
-            return peak
+            if job.state != Job.State.DONE or job.message:
+                raise RuntimeError(f"{job.title} ended {job.state}: {job.message}")
+            return job.total - 1, peak  # its steps: each passport, and the manifests
         time.sleep(0.05)
-    raise RuntimeError(f"The export of {count} did not end in {JOB_SECONDS} s")
+    raise RuntimeError(f"{job.title} did not end in {JOB_SECONDS} s")
 
 
 def report(found: Found) -> None:

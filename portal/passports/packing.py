@@ -13,7 +13,7 @@ import shutil
 import tempfile
 import zipfile
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO
@@ -21,6 +21,7 @@ from typing import IO
 import pypdf
 from django.utils import timezone
 
+from portal.assurance.records import CropPassport
 from portal.jobs.tasks import Progress
 from portal.passports import manifests
 from portal.passports.models import Passport
@@ -56,27 +57,30 @@ def pdfs_in_order(
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def zip_of(fetched: Fetched, progress: Progress, count: int) -> Packed:
-    """A ZIP of the PDFs and both manifests. Its steps: each passport, then the manifests."""
+def zip_of(
+    fetched: Fetched,
+    progress: Progress,
+    count: int,
+    records: Callable[[], Iterable[CropPassport]],
+) -> Packed:
+    """A ZIP of the PDFs and both manifests of the passports' `records` (read once for each).
+    Its steps: each passport, then the manifests."""
     out = tempfile.TemporaryFile()  # noqa: SIM115 (the job's file: closed once it is kept)
     packed = Packed(f"passports-{timezone.localdate():%Y-%m-%d}.zip", "application/zip", out)
-    passports = []
     with zipfile.ZipFile(out, "w", allowZip64=True) as archive:
         for done, (passport, pdf) in enumerate(fetched, 1):
             if pdf is None:
                 packed.without_pdf.append(passport.short_code)
             else:
                 archive.writestr(_member(f"{passport.short_code}.pdf"), pdf)
-            passports.append(passport)
             progress(done, count + 1)
-        records = [passport.crop_passport for passport in passports]
         with archive.open(_member("passports.csv", zipfile.ZIP_DEFLATED), "w") as member:
             text = io.TextIOWrapper(member, encoding="utf-8-sig", newline="")
-            manifests.write_csv(text, records)
+            manifests.write_csv(text, records())
             text.flush()
             text.detach()
         with tempfile.TemporaryFile() as xlsx:
-            manifests.write_xlsx(xlsx, records)
+            manifests.write_xlsx(xlsx, records())
             xlsx.seek(0)
             with archive.open(_member("passports.xlsx"), "w") as member:
                 shutil.copyfileobj(xlsx, member)

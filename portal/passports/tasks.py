@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -151,6 +151,7 @@ def made_in(job: Job) -> QuerySet[Passport]:
 # --- an export of many passports ------------------------------------------------------------------
 
 ZIP, PDF = "zip", "pdf"
+RECORDS_AT_ONCE = 200
 
 
 class ExportTask(JobTask):
@@ -168,7 +169,7 @@ def passport_export(job: Job, credentials: Credentials, progress: Progress) -> R
     if job.params["format"] == PDF:
         packed = packing.one_pdf(fetched, progress, len(passports))
     else:
-        packed = packing.zip_of(fetched, progress, len(passports))
+        packed = packing.zip_of(fetched, progress, len(passports), _records_of(passports))
     note = packing.left_out(len(asked) - len(passports), packed.without_pdf)
     return ResultFile(packed.name, packed.content_type, packed.file, note)
 
@@ -177,9 +178,23 @@ def _still_theirs(ids: list[int], credentials: Credentials) -> list[Passport]:
     """The passports of these ids whose membership the owner of the credentials is a contact
     of now, in the order of `ids`."""
     contact_of = [m.membership_guid for m in client().authorisation(credentials).memberships]
-    found = Passport.objects.filter(pk__in=ids, membership_guid__in=contact_of,
-                                    short_code__isnull=False).in_bulk()  # fmt: skip
+    theirs = Passport.objects.filter(pk__in=ids, membership_guid__in=contact_of,
+                                     short_code__isnull=False)  # fmt: skip
+    found = theirs.only("short_code").in_bulk()
     return [found[pk] for pk in ids if pk in found]
+
+
+def _records_of(passports: list[Passport]) -> Callable[[], Iterator[records.CropPassport]]:
+    """The records of these passports, in their order, read a few hundred at a time (a large
+    export never holds them all)."""
+
+    def each() -> Iterator[records.CropPassport]:
+        for start in range(0, len(passports), RECORDS_AT_ONCE):
+            ids = [passport.pk for passport in passports[start : start + RECORDS_AT_ONCE]]
+            found = Passport.objects.only("record").in_bulk(ids)
+            yield from (found[pk].crop_passport for pk in ids)
+
+    return each
 
 
 def _pdf_source(
