@@ -5,6 +5,7 @@ reaches a passport of a membership the user is not a contact of."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -49,19 +50,22 @@ def for_rows(passports: QuerySet[Passport]) -> QuerySet[Passport]:
     )  # fmt: skip
 
 
-def crops(passports: QuerySet[Passport]) -> list[str]:
-    """The crops of these passports, each once whatever its case, in order."""
-    distinct = passports.exclude(crop_type="").values_list("crop_type", flat=True)
-    found: dict[str, str] = {}
-    for crop in sorted(set(distinct.order_by().distinct())):
-        found.setdefault(crop.lower(), crop)
-    return sorted(found.values(), key=str.lower)
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """What the list's filters offer of these passports: their crops (each once whatever its
+    case), A to Z, and their harvest years, the latest first."""
 
+    crops: list[str]
+    harvest_years: list[str]
 
-def harvest_years(passports: QuerySet[Passport]) -> list[str]:
-    """The harvest years of these passports, the latest first."""
-    years = passports.exclude(harvest_year="").values_list("harvest_year", flat=True)
-    return sorted(set(years.order_by().distinct()), reverse=True)
+    @classmethod
+    def of(cls, passports: QuerySet[Passport]) -> Offered:
+        pairs = set(passports.values_list("crop_type", "harvest_year").order_by().distinct())
+        crops: dict[str, str] = {}
+        for crop in sorted(crop for crop, _ in pairs if crop):
+            crops.setdefault(crop.lower(), crop)
+        years = sorted({year for _, year in pairs if year}, reverse=True)
+        return cls(sorted(crops.values(), key=str.lower), years)
 
 
 def _start_of(day: date, days_after: int = 0) -> datetime:

@@ -63,7 +63,8 @@ def _listed(request: HttpRequest, data: QueryDict) -> dict:
     return {
         "memberships": memberships, "filters": filters, "page": page,
         "rows": [(passport, sites.get(passport.site_guid, "")) for passport in page],
-        "query": _query(filters), "any_at_all": everyone.exists(),
+        "query": _query(filters),
+        "any_at_all": page.paginator.count > 0 or everyone.exists(),
         "export_limit": settings.PORTAL_EXPORT_LIMIT,
         "passports_path": reverse("passports:list"),
     }  # fmt: skip
@@ -72,9 +73,9 @@ def _listed(request: HttpRequest, data: QueryDict) -> dict:
 def _filters(
     data: QueryDict, memberships: list[records.Membership], everyone: QuerySet[Passport]
 ) -> PassportFilters:
-    return PassportFilters(_filters_in(data), memberships=memberships,
-                           crops=listing.crops(everyone),
-                           years=listing.harvest_years(everyone))  # fmt: skip
+    offered = listing.Offered.of(everyone)
+    return PassportFilters(_filters_in(data), memberships=memberships, crops=offered.crops,
+                           years=offered.harvest_years)  # fmt: skip
 
 
 def _filters_in(data: QueryDict) -> QueryDict | None:
