@@ -70,10 +70,13 @@ def record(
     *,
     batch: uuid.UUID,
     position: int,
+    asked_at: datetime,
 ) -> None:
-    """Records the passport of `key` that the service has made for `request`: a batch's. A key
-    recorded already (by another run of the batch's job) is left as it is."""
+    """Records the passport of `key` that the service has made for `request`: a batch's,
+    whose passports are all made when it was asked for (`asked_at`), in the order of their
+    places. A key recorded already (by another run of the batch's job) is left as it is."""
     passport = _row(key, request, made_by, batch, position)
+    passport.created = asked_at
     passport.keep_record(made)
     try:
         with transaction.atomic():

@@ -45,6 +45,7 @@ class Passport(models.Model):
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.MADE)
+    # When it was made or added; a batch's passports, all when the batch was asked for.
     created = models.DateTimeField(default=timezone.now, db_index=True)
     # A passport of a batch: the batch's key (its form's) and its place in the batch, from 0.
     batch = models.UUIDField(null=True, blank=True, db_index=True)
@@ -58,7 +59,7 @@ class Passport(models.Model):
     record = models.JSONField(default=dict, blank=True)
 
     class Meta:
-        ordering = ["-created", "-pk"]
+        ordering = ["-created", "-batch_position", "-pk"]
         indexes = [
             models.Index(fields=["membership_guid", "-created"]),
             models.Index(fields=["membership_guid", "crop_type"]),

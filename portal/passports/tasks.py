@@ -109,7 +109,7 @@ def passport_batch(job: Job, credentials: Credentials, progress: Progress) -> No
                 stop = stop or error
                 continue
             making.record(passport_key(batch, position), made_now, request, job.owner,
-                          batch=batch, position=position)  # fmt: skip
+                          batch=batch, position=position, asked_at=job.created)  # fmt: skip
             made.add(position)
             if stop is None:
                 stop = _progressed(progress, len(made), count)

@@ -29,7 +29,7 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AlterModelOptions(
             name="passport",
-            options={"ordering": ["-created", "-pk"]},
+            options={"ordering": ["-created", "-batch_position", "-pk"]},
         ),
         migrations.AddField(
             model_name="passport",

@@ -169,9 +169,7 @@ def export(request: HttpRequest) -> HttpResponse:
     if refusal:
         messages.error(request, refusal)
         return _back_to_list(request.POST)
-    job = exports.start(
-        request, fmt, list(chosen.order_by("created", "pk").values_list("pk", flat=True))
-    )
+    job = exports.start(request, fmt, listing.ids_as_made(chosen))
     return HttpResponseRedirect(reverse("jobs:job", args=[job.pk]), status=303)
 
 

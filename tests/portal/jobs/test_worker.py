@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 from django.conf import settings as django_settings
 from django.test import RequestFactory
+from kombu import pools as kombu_pools
 
 from portal.celery import app
 from portal.jobs.actions import start_job
@@ -59,12 +60,15 @@ def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
 
 
 def _send_to(broker_url: str) -> None:
-    """This process's Celery app sends to `broker_url` from now on (its pools made again)."""
+    """This process's Celery app sends to `broker_url` from now on: its pools made again, and
+    kombu's, which keeps one for each broker's address (one closed here would be handed out
+    again when the address comes back)."""
     app.conf.broker_url = broker_url
     if app._pool is not None:
         app._pool.force_close_all()
         app._pool = None
     app.amqp._producer_pool = None
+    kombu_pools.reset()
 
 
 def _test_database_url() -> str:
