@@ -274,6 +274,11 @@ def test_a_form_sent_twice_makes_one_passport(
             setTimeout(() => button.click(), 150);
         }"""
     )
+    # The second sending is answered at once: the first is still being made, and the page
+    # says so, then looks again until it is.
+    expect(page.get_by_role("heading", level=1)).to_have_text("Your passport is being made")
+    expect(page).to_have_url(re.compile(r"/passports/new/[0-9a-f-]{36}/$"))
+    assert_accessible(page)
     code = lands_on_the_passport(page, portal_url)
     assert len(creates) == 2, "the browser sent the form once"
 

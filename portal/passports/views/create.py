@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HTMX_STOP_POLLING, HttpResponseClientRedirect
 
 from portal.accounts.session import user_credentials
 from portal.assurance.errors import (
@@ -130,15 +131,23 @@ def _see_other(address: str) -> HttpResponseRedirect:
 
 @require_safe
 @login_required
+@vary_on_headers("HX-Request")
 def being_made(request: HttpRequest, submission: uuid.UUID) -> HttpResponse:
     """Where a form sent again while its first sending is still being made leads: the passport
-    once it is made; until then a page that says so and looks again every few seconds; and if
-    the first sending failed meanwhile, a page that says nothing was made."""
+    once it is made; until then a page that says so and looks again every few seconds (htmx
+    asks, answered 204 while nothing has changed; without JavaScript the page refreshes); and
+    if the first sending failed meanwhile, a page that says nothing was made."""
     first = Passport.objects.filter(submission=submission, made_by=request.user).first()
     if first is not None and first.is_made:
-        return redirect("passports:passport", first.short_code)
+        address = reverse("passports:passport", args=[first.short_code])
+        return HttpResponseClientRedirect(address) if wants_fragment(request) else redirect(address)
     being = first is not None and first.created >= making.abandoned_before()
-    return render(request, "passports/being_made.html", {"being_made": being})
+    if not wants_fragment(request):
+        return render(request, "passports/being_made.html", {"being_made": being})
+    if being:
+        return HttpResponse(status=204)
+    return render(request, "passports/being_made.html#state", {"being_made": being},
+                  status=HTMX_STOP_POLLING)  # fmt: skip
 
 
 def _refused(request: HttpRequest, form: PassportForm, error: AssuranceError) -> PassportForm:

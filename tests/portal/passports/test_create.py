@@ -192,6 +192,28 @@ def test_a_submission_abandoned_by_a_process_that_died_is_made_by_the_next(growe
     assert passport.is_made and passport.short_code in response["Location"]
 
 
+def test_with_htmx_the_waiting_page_hears_only_when_something_changed(grower):
+    form = filled(grower)
+    in_flight = first_still_being_made(grower, form)
+    waiting = f"/passports/new/{form['submission']}/"
+    htmx = {"HX-Request": "true"}
+    page = grower.get(waiting).content.decode()
+    assert f'hx-get="{waiting}" hx-trigger="every 2s"' in page
+    assert grower.get(waiting, headers=htmx).status_code == 204  # still being made
+    making.make(in_flight, credentials.bearer(grower.session), _request_of(grower, form))
+    made = grower.get(waiting, headers=htmx)
+    assert made["HX-Redirect"] == f"/passports/{in_flight.short_code}/"
+
+
+def test_with_htmx_the_waiting_page_says_when_the_first_sending_failed(grower):
+    form = filled(grower)
+    first_still_being_made(grower, form).delete()  # as a refused first sending does
+    response = grower.get(f"/passports/new/{form['submission']}/", headers={"HX-Request": "true"})
+    assert response.status_code == 286  # nothing more to look for
+    assert "Your passport was not made" in text(response)
+    assert "<html" not in response.content.decode()
+
+
 def test_someone_else_finds_nothing_at_a_forms_waiting_address(grower, partner):
     form = filled(grower)
     first_still_being_made(grower, form)
