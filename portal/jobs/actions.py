@@ -23,11 +23,13 @@ def start_job(
 ) -> Job:
     """A job of `task`'s kind for the signed-in user, acting with their credentials; queued
     once the transaction commits. With a `dedupe_key`, the user's job of that key that is
-    queued, running or done (its file not yet expired) is returned instead of a new one."""
+    queued, running or done (its file not yet expired) is returned instead of a new one, and
+    one that failed is queued again, to go on where it stopped."""
     token = user_credentials(request)  # AuthenticationRequired if the sign-in has ended
     if dedupe_key:
         same = _reusable(request.user, dedupe_key)
-        if same is not None:
+        if same is not None and (same.state != Job.State.FAILED or resume(request, same)):
+            same.refresh_from_db()
             return same
     job = Job.objects.create(
         kind=task.name, owner=request.user, title=title, params=params, dedupe_key=dedupe_key,
@@ -40,7 +42,7 @@ def start_job(
 def _reusable(owner: AbstractBaseUser, dedupe_key: str) -> Job | None:
     return (
         Job.objects.filter(owner=owner, dedupe_key=dedupe_key)
-        .filter(state__in=(Job.State.QUEUED, Job.State.RUNNING, Job.State.DONE))
+        .exclude(state=Job.State.CANCELLED)
         .exclude(expires__lte=timezone.now())
         .first()
     )

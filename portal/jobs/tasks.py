@@ -158,9 +158,23 @@ def _claim(job_id: int) -> Job | None:
 
 
 def _finish(job: Job, made: ResultFile | None) -> None:
-    if made is None:
-        _finish_without_file(job)
-        return
+    """The job done, with the file it made kept (if it made one)."""
+    saved, kept = "", {}
+    if made is not None:
+        saved = _keep(job, made)
+        kept = {"result": saved, "result_name": made.name, "result_type": made.content_type}
+    now = timezone.now()
+    finished = Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
+        state=Job.State.DONE, done=Greatest(F("done"), F("total")), credential="",
+        message=made.note[:300] if made else "", finished=now, touched=now,
+        expires=expiry(now), **kept,
+    )  # fmt: skip
+    if saved and not finished:  # cancelled meanwhile: it keeps no file
+        job.result.storage.delete(saved)
+
+
+def _keep(job: Job, made: ResultFile) -> str:
+    """The job's file written to its storage, under the job's one name; the name it has."""
     storage = job.result.storage
     name = job.result.field.generate_filename(job, made.name)
     storage.delete(name)  # a run before this one, cut short after it wrote its file
@@ -169,25 +183,9 @@ def _finish(job: Job, made: ResultFile | None) -> None:
     else:
         content = File(made.content, name=made.name)
     try:
-        saved = storage.save(name, content)
+        return storage.save(name, content)
     finally:
         content.close()
-    now = timezone.now()
-    finished = Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
-        state=Job.State.DONE, result=saved, result_name=made.name,
-        result_type=made.content_type, done=Greatest(F("done"), F("total")), credential="",
-        message=made.note[:300], finished=now, touched=now, expires=expiry(now),
-    )  # fmt: skip
-    if not finished:  # cancelled meanwhile: it keeps no file
-        storage.delete(saved)
-
-
-def _finish_without_file(job: Job) -> None:
-    now = timezone.now()
-    Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
-        state=Job.State.DONE, done=Greatest(F("done"), F("total")), credential="", message="",
-        finished=now, touched=now, expires=expiry(now),
-    )  # fmt: skip
 
 
 def _fail(job: Job, message: str, *, needs_sign_in: bool = False) -> None:

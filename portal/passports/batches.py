@@ -26,10 +26,6 @@ def start(
     new one, or the one this key started already (a failed one queued again, to go on where it
     stopped)."""
     dedupe_key = f"{passport_batch.name}:{key}"
-    failed = Job.objects.filter(owner=request.user, dedupe_key=dedupe_key,
-                                state=Job.State.FAILED).first()  # fmt: skip
-    if failed is not None and actions.resume(request, failed):
-        return failed
     title = f"{count} passports for {business_name}"
     params = {"batch": str(key), "count": count, "request": codec.to_mapping(passport)}
     return actions.start_job(request, passport_batch, title, params, dedupe_key)

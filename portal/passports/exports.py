@@ -41,8 +41,8 @@ def refusal(fmt: str, count: int) -> str:
 
 
 def start(request: HttpRequest, fmt: str, passport_ids: list[int]) -> Job:
-    """The signed-in user's export of these passports (their ids, newest first): a new job, or
-    theirs of the same passports and format under way or done."""
+    """The signed-in user's export of these passports (their ids, in the order they are
+    exported): a new job, or theirs of the same passports and format under way or done."""
     count = len(passport_ids)
     title = f"{count:,} passport{'' if count == 1 else 's'} {FORMATS[fmt]}"
     chosen = hashlib.sha256(",".join(map(str, passport_ids)).encode()).hexdigest()[:32]

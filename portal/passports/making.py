@@ -33,33 +33,36 @@ from portal.service import client
 
 
 def claim(
-    key: uuid.UUID,
-    request: records.PassportRequest,
-    made_by: AbstractBaseUser,
-    *,
-    batch: uuid.UUID | None = None,
-    position: int | None = None,
+    key: uuid.UUID, request: records.PassportRequest, made_by: AbstractBaseUser
 ) -> Passport | None:
-    """The row for `key`, written now; None if there is one already (made, or being made)."""
-    passport = _row(key, request, made_by, batch, position)
-    try:
-        with transaction.atomic():
-            passport.save(force_insert=True)
-    except IntegrityError:
-        return None
-    return passport
+    """The create form's row for `key`, written now; None if there is one already (made, or
+    being made)."""
+    passport = _row(key, request, made_by)
+    return passport if _inserted(passport) else None
 
 
 def make(passport: Passport, credentials: Credentials, request: records.PassportRequest) -> None:
     """Asks the service to create the passport claimed as `passport`, and records it. On any
     error the row is deleted (nothing was made) and the error raised."""
     try:
-        record = client().create_passport(credentials, request)
+        made = client().create_passport(credentials, request)
     except BaseException:
         passport.delete()
         raise
-    passport.keep_record(record)
+    passport.keep_record(made)
     passport.save()
+
+
+def is_abandoned(passport: Passport) -> bool:
+    """Whether the row of a passport still being made was left by a sending whose process died
+    asking: it was claimed longer ago than any call to the service lasts."""
+    too_long = timedelta(seconds=settings.ASSURANCE_TOTAL_TIMEOUT + 30)
+    return not passport.is_made and passport.created < timezone.now() - too_long
+
+
+def clear(passport: Passport) -> None:
+    """Deletes the row of a passport that was being made, if it still was."""
+    Passport.objects.filter(pk=passport.pk, short_code__isnull=True).delete()
 
 
 def record(
@@ -75,34 +78,23 @@ def record(
     """Records the passport of `key` that the service has made for `request`: a batch's,
     whose passports are all made when it was asked for (`asked_at`), in the order of their
     places. A key recorded already (by another run of the batch's job) is left as it is."""
-    passport = _row(key, request, made_by, batch, position)
-    passport.created = asked_at
+    passport = _row(key, request, made_by)
+    passport.batch, passport.batch_position, passport.created = batch, position, asked_at
     passport.keep_record(made)
+    _inserted(passport)
+
+
+def _row(key: uuid.UUID, request: records.PassportRequest, made_by: AbstractBaseUser) -> Passport:
+    return Passport(submission=key, membership_guid=request.membership_guid or "",
+                    site_guid=request.site_guid or "", store_guid=request.store_guid or "",
+                    made_by=made_by)  # fmt: skip
+
+
+def _inserted(passport: Passport) -> bool:
+    """Whether the row was written: False if its key has one already."""
     try:
         with transaction.atomic():
             passport.save(force_insert=True)
     except IntegrityError:
-        return
-
-
-def _row(
-    key: uuid.UUID,
-    request: records.PassportRequest,
-    made_by: AbstractBaseUser,
-    batch: uuid.UUID | None,
-    position: int | None,
-) -> Passport:
-    return Passport(submission=key, membership_guid=request.membership_guid or "",
-                    site_guid=request.site_guid or "", store_guid=request.store_guid or "",
-                    made_by=made_by, batch=batch, batch_position=position)  # fmt: skip
-
-
-def abandoned_before() -> datetime:
-    """A row still without a short code that was claimed before this was abandoned: no call to
-    the service lasts that long, so whoever claimed it died asking."""
-    return timezone.now() - timedelta(seconds=settings.ASSURANCE_TOTAL_TIMEOUT + 30)
-
-
-def clear(passport: Passport) -> None:
-    """Deletes the row of a passport that was being made, if it still was."""
-    Passport.objects.filter(pk=passport.pk, short_code__isnull=True).delete()
+        return False
+    return True

@@ -2,8 +2,9 @@
 are: a PDF is compressed already), each named by its short code, with their records as
 `passports.csv` and `passports.xlsx`; or one PDF of them all in order, for printing.
 
-The PDFs are had a few at once (a bound), and taken in order; the ZIP is written to a file of its
-own as they come, never held whole in memory. A cancelled job stops at the next passport.
+The PDFs are taken in order as they come (a few are asked for at once: portal.lib.bounded); the
+ZIP is written to a file of its own as they come, never held whole in memory. A cancelled job
+stops at the next passport.
 """
 
 from __future__ import annotations
@@ -12,9 +13,7 @@ import io
 import shutil
 import tempfile
 import zipfile
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -35,26 +34,6 @@ class Packed:
     content_type: str
     file: IO[bytes]
     without_pdf: list[str] = field(default_factory=list)  # short codes
-
-
-def pdfs_in_order(
-    passports: list[Passport], pdf_of: Callable[[Passport], bytes | None], bound: int
-) -> Fetched:
-    """Each passport with its PDF (None if it has none), in order; `pdf_of` runs in `bound`
-    threads, at most that many passports ahead of the one taken."""
-    with ThreadPoolExecutor(max_workers=bound, thread_name_prefix="pdf") as pool:
-        ahead: deque[tuple[Passport, Future[bytes | None]]] = deque()
-        try:
-            for passport in passports:
-                ahead.append((passport, pool.submit(pdf_of, passport)))
-                if len(ahead) > bound:
-                    taken, pdf = ahead.popleft()
-                    yield taken, pdf.result()
-            while ahead:
-                taken, pdf = ahead.popleft()
-                yield taken, pdf.result()
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def zip_of(

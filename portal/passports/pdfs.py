@@ -16,7 +16,8 @@ from portal.passports.tasks import passport_pdf, pdf_job_key
 
 def start(request: HttpRequest, short_code: str) -> Job:
     """The signed-in user's job fetching the PDF of the passport `short_code` (in any form;
-    the job keeps it as codes.normalise gives it): a new one, or theirs under way or done."""
+    the job keeps it as codes.normalise gives it): a new one, or theirs under way or done, or
+    theirs that failed, queued again with their current sign-in."""
     short_code = codes.normalise(short_code) or short_code
     title = f"PDF of passport {short_code}"
     params = {"short_code": short_code}
@@ -31,14 +32,3 @@ def latest(request: HttpRequest, short_code: str) -> Job | None:
     jobs = Job.objects.filter(owner=request.user, kind=passport_pdf.name,
                               dedupe_key=pdf_job_key(short_code))  # fmt: skip
     return jobs.exclude(expires__lte=timezone.now()).first()
-
-
-def again(request: HttpRequest, short_code: str) -> Job:
-    """The user's job after they asked for the PDF: a failed one queued once more with their
-    current sign-in, or a job under way, done or new as `start` gives it."""
-    job = latest(request, short_code)
-    if job is not None and job.state == Job.State.FAILED:
-        actions.resume(request, job)
-        job.refresh_from_db()
-        return job
-    return start(request, short_code)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from celery import shared_task
@@ -30,6 +29,7 @@ from portal.assurance.errors import (
 )
 from portal.jobs.models import Job
 from portal.jobs.tasks import JobCancelled, JobTask, Progress, ResultFile, WorkFailed
+from portal.lib.bounded import in_order
 from portal.passports import making, packing
 from portal.passports.models import Passport
 from portal.service import client
@@ -87,34 +87,25 @@ def passport_batch(job: Job, credentials: Credentials, progress: Progress) -> No
                            codec.Format.JSON)  # fmt: skip
     batch, count = uuid.UUID(job.params["batch"]), job.params["count"]
     made = set(made_in(job).values_list("batch_position", flat=True))
-    to_make = iter(sorted(set(range(count)) - made))
     progress(len(made), count)
     stop: Exception | None = None
-    with ThreadPoolExecutor(settings.PORTAL_JOB_CALLS_AT_ONCE, "batch") as pool:
-        asked: dict[Future, int] = {}
+    to_make = sorted(set(range(count)) - made)
 
-        def ask_for_the_next() -> None:
-            position = next(to_make, None)
-            if position is not None:
-                asked[pool.submit(client().create_passport, credentials, request)] = position
+    def ask(_position: int) -> records.CropPassport:
+        return client().create_passport(credentials, request)
 
-        for _ in range(settings.PORTAL_JOB_CALLS_AT_ONCE):
-            ask_for_the_next()
-        while asked:
-            answered = next(iter(wait(asked, return_when=FIRST_COMPLETED).done))
-            position = asked.pop(answered)
-            try:
-                made_now = answered.result()
-            except AssuranceError as error:
-                stop = stop or error
-                continue
-            making.record(passport_key(batch, position), made_now, request, job.owner,
-                          batch=batch, position=position, asked_at=job.created)  # fmt: skip
-            made.add(position)
-            if stop is None:
-                stop = _progressed(progress, len(made), count)
-            if stop is None:
-                ask_for_the_next()
+    answers = in_order(to_make, ask, settings.PORTAL_JOB_CALLS_AT_ONCE,
+                       keep_asking=lambda: stop is None)  # fmt: skip
+    for position, answered in answers:
+        try:
+            made_now = answered.result()
+        except AssuranceError as error:
+            stop = stop or error
+            continue
+        making.record(passport_key(batch, position), made_now, request, job.owner,
+                      batch=batch, position=position, asked_at=job.created)  # fmt: skip
+        made.add(position)
+        stop = stop or _progressed(progress, len(made), count)
     if isinstance(stop, JobCancelled | AuthenticationRequired):
         raise stop
     if stop is not None:
@@ -164,8 +155,10 @@ def passport_export(job: Job, credentials: Credentials, progress: Progress) -> R
     PDF). Passports whose membership the owner is no longer a contact of are left out."""
     asked = job.params["passports"]
     passports = _still_theirs(asked, credentials)
-    fetched = packing.pdfs_in_order(passports, _pdf_source(passports, credentials),
-                                    settings.PORTAL_JOB_CALLS_AT_ONCE)  # fmt: skip
+    answers = in_order(
+        passports, _pdf_source(passports, credentials), settings.PORTAL_JOB_CALLS_AT_ONCE
+    )
+    fetched = ((passport, answered.result()) for passport, answered in answers)
     if job.params["format"] == PDF:
         packed = packing.one_pdf(fetched, progress, len(passports))
     else:

@@ -88,14 +88,14 @@ def _make(request: HttpRequest, form: PassportForm) -> HttpResponse:
     passport = making.claim(key, passport_request, request.user)
     if passport is None:
         first = Passport.objects.filter(submission=key, made_by=request.user).first()
-        if first is not None and not first.is_made and first.created < making.abandoned_before():
+        if first is not None and making.is_abandoned(first):
             making.clear(first)  # its sender died asking: this sending makes it
             first = None
         if first is not None:
-            return _see_other(_where(first, key))
+            return HttpResponseRedirect(_where(first, key), status=303)
         passport = making.claim(key, passport_request, request.user)  # the first failed
         if passport is None:
-            return _see_other(reverse("passports:being-made", args=[key]))
+            return HttpResponseRedirect(reverse("passports:being-made", args=[key]), status=303)
     try:
         making.make(passport, user_credentials(request), passport_request)
     except AuthenticationRequired:
@@ -104,7 +104,7 @@ def _make(request: HttpRequest, form: PassportForm) -> HttpResponse:
     except AssuranceError as error:
         return _show(request, _refused(request, form, error), status=400)
     pdfs.start(request, passport.short_code)
-    return _see_other(_where(passport, key))
+    return HttpResponseRedirect(_where(passport, key), status=303)
 
 
 def _make_batch(request: HttpRequest, form: PassportForm) -> HttpResponse:
@@ -113,20 +113,13 @@ def _make_batch(request: HttpRequest, form: PassportForm) -> HttpResponse:
     business_name = form.chosen_membership.business_name if form.chosen_membership else ""
     job = batches.start(request, form.cleaned_data["submission"], form.passport_request(),
                         form.cleaned_data["loads"], business_name or "your membership")  # fmt: skip
-    return _see_other(reverse("jobs:job", args=[job.pk]))
+    return HttpResponseRedirect(reverse("jobs:job", args=[job.pk]), status=303)
 
 
 def _where(passport: Passport, key: uuid.UUID) -> str:
     if passport.is_made:
         return reverse("passports:passport", args=[passport.short_code])
     return reverse("passports:being-made", args=[key])
-
-
-def _see_other(address: str) -> HttpResponseRedirect:
-    """To `address`, as a GET whatever the request was (303)."""
-    response = HttpResponseRedirect(address)
-    response.status_code = 303
-    return response
 
 
 @require_safe
@@ -141,7 +134,7 @@ def being_made(request: HttpRequest, submission: uuid.UUID) -> HttpResponse:
     if first is not None and first.is_made:
         address = reverse("passports:passport", args=[first.short_code])
         return HttpResponseClientRedirect(address) if wants_fragment(request) else redirect(address)
-    being = first is not None and first.created >= making.abandoned_before()
+    being = first is not None and not making.is_abandoned(first)
     if not wants_fragment(request):
         return render(request, "passports/being_made.html", {"being_made": being})
     if being:

@@ -65,7 +65,7 @@ def pdf(request: HttpRequest, code: str) -> HttpResponse:
     except StatusNotValid:
         return _to_page(request, short_code)
     if request.method == "POST":
-        job = pdfs.again(request, short_code)
+        job = pdfs.start(request, short_code)
         if wants_fragment(request):
             return _pdf_fragment(request, short_code, job)
         return _to_page(request, short_code)

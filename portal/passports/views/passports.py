@@ -56,14 +56,15 @@ def _listed(request: HttpRequest, data: QueryDict) -> dict:
     """The list's context: the filters from `data`, and the page of passports they keep."""
     memberships = contacts.memberships(request)
     everyone = listing.visible(memberships)
-    filters = _filters(data, memberships, everyone)
+    given = _filters_in(data)
+    filters = _filters(given, memberships, everyone)
     kept = listing.narrowed(everyone, filters.applied)
     page = Paginator(listing.for_rows(kept), PER_PAGE).get_page(data.get("page"))
     sites = {s.site_guid: s.site_name or s.address for m in memberships for s in m.sites}
     return {
         "memberships": memberships, "filters": filters, "page": page,
         "rows": [(passport, sites.get(passport.site_guid, "")) for passport in page],
-        "query": _query(filters),
+        "query": given.urlencode() if given else "",
         "any_at_all": page.paginator.count > 0 or everyone.exists(),
         "export_limit": settings.PORTAL_EXPORT_LIMIT,
         "passports_path": reverse("passports:list"),
@@ -71,30 +72,21 @@ def _listed(request: HttpRequest, data: QueryDict) -> dict:
 
 
 def _filters(
-    data: QueryDict, memberships: list[records.Membership], everyone: QuerySet[Passport]
+    given: QueryDict | None, memberships: list[records.Membership], everyone: QuerySet[Passport]
 ) -> PassportFilters:
     offered = listing.Offered.of(everyone)
-    return PassportFilters(_filters_in(data), memberships=memberships, crops=offered.crops,
+    return PassportFilters(given, memberships=memberships, crops=offered.crops,
                            years=offered.harvest_years)  # fmt: skip
 
 
 def _filters_in(data: QueryDict) -> QueryDict | None:
-    """The filters' part of `data`, or None (an unbound form) when it gives none."""
+    """The filters' part of `data` (those given, not left empty), or None (an unbound form)
+    when it gives none; as the list's address gives them, for its page links and exports."""
     given = QueryDict(mutable=True)
     for name in PassportFilters.NAMES:
         if data.get(name):
             given[name] = data[name]
     return given if given else None
-
-
-def _query(filters: PassportFilters) -> str:
-    """The filters as the list's address gives them (for its page links and its exports)."""
-    query = QueryDict(mutable=True)
-    for name in PassportFilters.NAMES:
-        value = filters.data.get(name) if filters.is_bound else None
-        if value:
-            query[name] = value
-    return query.urlencode()
 
 
 @require_POST
@@ -112,9 +104,8 @@ def add(request: HttpRequest) -> HttpResponse:
         return _not_added(request, form, status=429)
     short_code = form.cleaned_data["code"]
     recorded = Passport.objects.filter(short_code=short_code).first()
-    memberships = contacts.memberships(request)
     if recorded is not None:
-        if listing.visible(memberships).filter(pk=recorded.pk).exists():
+        if contacts.is_contact(request, recorded.membership_guid):
             messages.info(request, f"Passport {short_code} is listed already.")
             return redirect("passports:passport", short_code)
         return _unknown(request, form)
@@ -160,16 +151,17 @@ def export(request: HttpRequest) -> HttpResponse:
     memberships = contacts.memberships(request)
     everyone = listing.visible(memberships)
     if request.POST.get("scope") == "all":
-        filters = _filters(request.POST, memberships, everyone)
-        chosen, refusal = listing.narrowed(everyone, filters.applied), _invalid(filters)
+        filters = _filters(_filters_in(request.POST), memberships, everyone)
+        chosen = listing.ids_as_made(listing.narrowed(everyone, filters.applied))
+        refusal = _invalid(filters)
     else:
         chosen, refusal = _ticked(request.POST.getlist("code"), everyone)
     fmt = request.POST.get("format", "")
-    refusal = refusal or exports.refusal(fmt, chosen.count())
+    refusal = refusal or exports.refusal(fmt, len(chosen))
     if refusal:
         messages.error(request, refusal)
         return _back_to_list(request.POST)
-    job = exports.start(request, fmt, listing.ids_as_made(chosen))
+    job = exports.start(request, fmt, chosen)
     return HttpResponseRedirect(reverse("jobs:job", args=[job.pk]), status=303)
 
 
@@ -179,15 +171,15 @@ def _invalid(filters: PassportFilters) -> str:
     return ""
 
 
-def _ticked(typed: list[str], everyone: QuerySet[Passport]) -> tuple[QuerySet[Passport], str]:
-    """The passports ticked, and why they cannot be exported ("" if they can): none ticked, or
-    some that are not the business's (or no passport's)."""
+def _ticked(typed: list[str], everyone: QuerySet[Passport]) -> tuple[list[int], str]:
+    """The ids of the passports ticked, as made, and why they cannot be exported ("" if they
+    can): none ticked, or some that are not the business's (or no passport's)."""
     short_codes = {codes.normalise(code) for code in typed}
-    chosen = everyone.filter(short_code__in=short_codes - {None})
+    chosen = listing.ids_as_made(everyone.filter(short_code__in=short_codes - {None}))
     if not typed:
         return chosen, ("Nothing was exported: tick the passports to export, or export every "
                         "one that matches the filters.")  # fmt: skip
-    if None in short_codes or chosen.count() != len(short_codes):
+    if None in short_codes or len(chosen) != len(short_codes):
         return chosen, ("Nothing was exported: some of the passports ticked are not among your "
                         "business's passports. Tick them again from the list.")  # fmt: skip
     return chosen, ""

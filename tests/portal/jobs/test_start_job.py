@@ -59,18 +59,27 @@ def test_a_second_start_of_the_same_key_reuses_the_job(request_of, sent):
     assert start(request_of, KEY + "-other") != first
 
 
-def test_a_failed_cancelled_or_expired_job_is_not_reused(request_of, sent):
+def test_a_failed_job_of_the_same_key_is_queued_again_with_the_current_sign_in(
+    request_of, sent, django_capture_on_commit_callbacks
+):
     failed = start(request_of)
-    Job.objects.filter(pk=failed.pk).update(state=Job.State.FAILED)
+    Job.objects.filter(pk=failed.pk).update(state=Job.State.FAILED, credential="", message="x")
+    with django_capture_on_commit_callbacks(execute=True):
+        again = start(request_of)
+    assert again == failed and again.state == Job.State.QUEUED and again.message == ""
+    assert credentials.decrypt(again.credential) == credentials.bearer(request_of.session).token
+    assert sent == [failed.pk]
+
+
+def test_a_cancelled_or_expired_job_is_not_reused(request_of, sent):
     cancelled = start(request_of)
-    assert cancelled != failed
     actions.cancel(cancelled)
     expired = start(request_of)
-    assert expired not in (failed, cancelled)
+    assert expired != cancelled
     Job.objects.filter(pk=expired.pk).update(
         state=Job.State.DONE, expires=timezone.now() - timedelta(seconds=1)
     )
-    assert start(request_of) not in (failed, cancelled, expired)
+    assert start(request_of) not in (cancelled, expired)
 
 
 def test_a_cancelled_job_expires_as_others_do(request_of, sent):

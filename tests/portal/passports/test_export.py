@@ -18,7 +18,7 @@ from django.test import Client
 from portal.assurance.passport_fields import PASSPORT_FIELDS
 from portal.jobs import actions
 from portal.jobs.models import Job
-from portal.passports import packing
+from portal.passports import tasks
 from portal.passports.models import Passport
 from portal.passports.tasks import passport_export, passport_pdf
 from tests.demo import OAKHURST, WENHAM, WENHAM_SITE
@@ -221,7 +221,7 @@ def test_an_export_cancelled_midway_stops_and_keeps_no_file(grower, monkeypatch,
     made = [made_with_the_form(grower) for _ in range(3)]
     grower.post("/passports/export", {"format": "zip", "code": made})
     job = Job.objects.get(kind=passport_export.name)
-    real = packing.pdfs_in_order
+    real = tasks.in_order
 
     def cancelled_after_the_first(*args, **kwargs):
         for number, fetched in enumerate(real(*args, **kwargs)):
@@ -229,7 +229,7 @@ def test_an_export_cancelled_midway_stops_and_keeps_no_file(grower, monkeypatch,
                 actions.cancel(job)  # as its owner does from its page
             yield fetched
 
-    monkeypatch.setattr(packing, "pdfs_in_order", cancelled_after_the_first)
+    monkeypatch.setattr(tasks, "in_order", cancelled_after_the_first)
     stopped = run(job)
     assert stopped.state == Job.State.CANCELLED
     assert not [path for path in job_files.rglob("*") if path.is_file()]
