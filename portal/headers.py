@@ -13,8 +13,9 @@ from django.http import HttpRequest, HttpResponse
 SIGNED_IN_CACHE_CONTROL = "private, no-store"
 
 # Every feature off. Passports' QR codes are read by a phone's own camera app, which opens the
-# look-up page: no page asks for the camera. A page that comes to need a feature lists it here,
-# as `feature=(self)`.
+# look-up page; only the intake check's page (`/p/check`) reads them itself, and its view allows
+# the camera (and autoplay, to show its picture) for that page alone (`permissions_policy`). A
+# page that comes to need a feature allows it so, as `feature=(self)`.
 DENIED_FEATURES = (
     "accelerometer",
     "autoplay",
@@ -35,7 +36,17 @@ DENIED_FEATURES = (
     "usb",
     "xr-spatial-tracking",
 )
-PERMISSIONS_POLICY = ", ".join(f"{feature}=()" for feature in DENIED_FEATURES)
+
+
+def permissions_policy(*allowed: str) -> str:
+    """The Permissions-Policy with the `allowed` features on for the page's own origin."""
+    return ", ".join(
+        f"{feature}=(self)" if feature in allowed else f"{feature}=()"
+        for feature in DENIED_FEATURES
+    )
+
+
+PERMISSIONS_POLICY = permissions_policy()
 
 
 class HeadersMiddleware:

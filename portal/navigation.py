@@ -24,6 +24,7 @@ LINKED = {
     "create": "passports:create",
     "passports": "passports:list",
     "lookup": "passports:lookup",
+    "intake": "passports:check",
     "dashboard": "dashboard:index",
     "admin": "admin:index",
 }

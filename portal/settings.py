@@ -97,11 +97,18 @@ PORTAL_SIGN_IN_FAILURES_PER_USERNAME = env_int(
 PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE = env_int("PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE", 60)
 
 # --- look-ups by short code (portal/passports/lookup.py) ------------------------------------------
-# Look-ups per client address in a minute, so that short codes cannot be enumerated.
+# Look-ups per client address in a minute, so that short codes cannot be enumerated: each code
+# checked at /p/<code> or /p/check counts (counted by django-ratelimit); signed-in users get
+# the larger allowance.
 PORTAL_LOOKUPS_PER_MINUTE = env_int("PORTAL_LOOKUPS_PER_MINUTE", 30)
+PORTAL_SIGNED_IN_LOOKUPS_PER_MINUTE = env_int("PORTAL_SIGNED_IN_LOOKUPS_PER_MINUTE", 120)
 # How long a verdict (or a code's being unknown) is kept: at most a minute, so that a claim
 # suspended since shows soon.
 PORTAL_LOOKUP_KEEP_SECONDS = min(60, env_int("PORTAL_LOOKUP_KEEP_SECONDS", 60))
+# The most codes checked at once at intake (/p/check), and how many of them are asked of the
+# service at a time.
+PORTAL_INTAKE_LIMIT = max(1, env_int("PORTAL_INTAKE_LIMIT", 50))
+PORTAL_INTAKE_CALLS_AT_ONCE = max(1, env_int("PORTAL_INTAKE_CALLS_AT_ONCE", 8))
 # --- passports (portal/passports) -----------------------------------------------------------------
 # How long the memberships a user is a contact of (the service's authorisation) are kept: the
 # create form's steps and each passport's page ask for them.
@@ -112,6 +119,40 @@ PORTAL_BATCH_LIMIT = max(1, env_int("PORTAL_BATCH_LIMIT", 50))
 PORTAL_EXPORT_LIMIT = max(1, env_int("PORTAL_EXPORT_LIMIT", 1000))
 # How many calls one job makes to the service at once: an export's PDFs, a batch's passports.
 PORTAL_JOB_CALLS_AT_ONCE = max(1, env_int("PORTAL_JOB_CALLS_AT_ONCE", 4))
+
+# --- passports sent by e-mail (portal/passports/mailing.py) ---------------------------------------
+# Django's mailer, from the standard variables (the password by EMAIL_HOST_PASSWORD_FILE too).
+MAILERS = {
+    "default": {
+        "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "OPTIONS": {
+            "host": env_str("EMAIL_HOST", "localhost"),
+            "port": env_int("EMAIL_PORT", 25),
+            "username": env_str("EMAIL_HOST_USER", ""),
+            "password": env_str("EMAIL_HOST_PASSWORD", ""),
+            "use_tls": env_bool("EMAIL_USE_TLS", False),
+            "use_ssl": env_bool("EMAIL_USE_SSL", False),
+            "timeout": env_int("EMAIL_TIMEOUT", 30),
+        },
+    }
+}
+if MAILERS["default"]["OPTIONS"]["use_tls"] and MAILERS["default"]["OPTIONS"]["use_ssl"]:
+    raise ImproperlyConfigured("Set EMAIL_USE_TLS or EMAIL_USE_SSL, not both.")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Assurance portal <portal@localhost>")
+SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
+# So that the portal relays for no one: mails each user may ask for in an hour, and mails one
+# recipient may be sent in a day, by everyone together.
+PORTAL_MAILS_PER_USER_PER_HOUR = max(1, env_int("PORTAL_MAILS_PER_USER_PER_HOUR", 20))
+PORTAL_MAILS_PER_RECIPIENT_PER_DAY = max(1, env_int("PORTAL_MAILS_PER_RECIPIENT_PER_DAY", 20))
+# A mail server that does not answer, or answers "try later": tried this many times in all,
+# waiting PORTAL_MAIL_RETRY_SECONDS, then twice as long each time.
+PORTAL_MAIL_TRIES = max(1, env_int("PORTAL_MAIL_TRIES", 5))
+PORTAL_MAIL_RETRY_SECONDS = max(1, env_int("PORTAL_MAIL_RETRY_SECONDS", 30))
+# A Maildir that `make run`'s own mail server writes to, shown at /development/mail/ (only when
+# DEBUG or PORTAL_DEVELOPMENT is on).
+PORTAL_DEVELOPMENT_MAILBOX = (
+    env_str("PORTAL_DEVELOPMENT_MAILBOX", "") if DEBUG or PORTAL_DEVELOPMENT else ""
+)
 # Verifiers of passwords that have worked here (portal/accounts/verifiers.py) are made with the
 # first: scrypt, slow and memory-hard. Portal users have no passwords of their own.
 PASSWORD_HASHERS = [

@@ -22,6 +22,7 @@ from scripts import servers
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/portal"
 LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+MAILDIR = ROOT / "var" / "mail"
 
 
 def answers(host: str, port: int) -> bool:
@@ -92,7 +93,8 @@ def main() -> int:
     portal_port = int(os.environ.get("PORTAL_PORT", "8000"))
     database, database_choice = choose_database()
     redis, redis_choice = choose_redis()
-    env = environment(database, redis, sandbox_port)
+    mail_port = None if os.environ.get("EMAIL_HOST") else servers.free_port()
+    env = environment(database, redis, sandbox_port) | _mail_environment(mail_port)
     for folder in ("broker", "broker-processed", "broker-control"):
         (ROOT / "var" / folder).mkdir(parents=True, exist_ok=True)
 
@@ -100,6 +102,8 @@ def main() -> int:
     print(f"Cache and job broker: {redis_choice}", flush=True)
     processes: dict[str, subprocess.Popen] = {}
     try:
+        if mail_port is not None:
+            processes["mail server"] = servers.start_mail_server(MAILDIR, mail_port)
         sandbox = servers.start_sandbox(port=sandbox_port, env=env, wait=False)
         processes["sandbox"] = sandbox.process
         portal = servers.start_portal(port=portal_port, env=env, wait=False)
@@ -110,7 +114,7 @@ def main() -> int:
         processes["worker"] = servers.start_worker(env, beat_schedule=schedule)
         sandbox.wait_until_up()
         portal.wait_until_up()
-        print_addresses(portal.endpoint("/"), sandbox.endpoint("/"))
+        print_addresses(portal.endpoint("/"), sandbox.endpoint("/"), mail_port)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         while all(p.poll() is None for p in processes.values()):
             time.sleep(0.5)
@@ -127,10 +131,23 @@ def main() -> int:
             servers.stop(process, seconds=10)
 
 
-def print_addresses(portal: str, sandbox: str) -> None:
+def _mail_environment(mail_port: int | None) -> dict[str, str]:
+    """The portal's mail goes to make run's own mail server, unless EMAIL_HOST names another."""
+    if mail_port is None:
+        return {}
+    return {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(mail_port),
+            "PORTAL_DEVELOPMENT_MAILBOX": str(MAILDIR)}  # fmt: skip
+
+
+def print_addresses(portal: str, sandbox: str, mail_port: int | None) -> None:
     print()
     print(f"  Assurance portal:           {portal}")
     print(f"  Assurance service sandbox:  {sandbox}  (admin: {sandbox}admin/)")
+    if mail_port is None:
+        print(f"  Mail:                       sent through {os.environ['EMAIL_HOST']}")
+    else:
+        print(f"  Mail the portal sent:       {portal}development/mail/  "
+              f"(a mail server on 127.0.0.1:{mail_port} keeps it in var/mail)")  # fmt: skip
     print()
     print("  Demo accounts (username / password):")
     for account in ACCOUNTS:

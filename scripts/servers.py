@@ -155,6 +155,15 @@ def start_worker(
         return _spawn(command, env, output)
 
 
+def start_mail_server(maildir: Path, port: int, log: Path | None = None) -> subprocess.Popen:
+    """A mail server for development (aiosmtpd) on `port`, that keeps every mail it is given in
+    the Maildir `maildir` and sends none on."""
+    command = ["-m", "aiosmtpd", "--nosetuid", "--listen", f"{LOOPBACK}:{port}",
+               "--class", "aiosmtpd.handlers.Mailbox", str(maildir)]  # fmt: skip
+    with _output(log, "w") as output:
+        return _spawn(command, os.environ, output)
+
+
 def wait_until_up(
     url: str,
     process: subprocess.Popen,

@@ -17,6 +17,7 @@ import requests
 
 from portal import service
 from scripts import servers
+from tests.mailserver import MailServer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -180,3 +181,13 @@ def job_files(settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     }
     monkeypatch.setattr(Job._meta.get_field("result"), "storage", result_storage())
     return folder
+
+
+@pytest.fixture
+def mail_server(settings) -> Iterator[MailServer]:
+    """A real SMTP server of the test's own, that the portal's mail goes to."""
+    server = MailServer()
+    settings.MAILERS = server.mailer()
+    server.start()
+    yield server
+    server.stop()

@@ -19,7 +19,7 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
     portal_port, sandbox_port = free_port(), free_port()
     # As on a new machine: no secret key, DEBUG off, not under make (which sets
     # PORTAL_DEVELOPMENT, as does the test run); scripts.run allows the development key itself.
-    unset = ("SECRET_KEY", "SECRET_KEY_FILE", "DEBUG", "PORTAL_DEVELOPMENT")
+    unset = ("SECRET_KEY", "SECRET_KEY_FILE", "DEBUG", "PORTAL_DEVELOPMENT", "EMAIL_HOST")
     env = {
         **{name: value for name, value in os.environ.items() if name not in unset},
         "PORTAL_PORT": str(portal_port),
@@ -37,11 +37,14 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         started = output.wait_for("Press Ctrl-C to stop.", seconds=90)
         assert f"Assurance portal:           http://127.0.0.1:{portal_port}/" in started
         assert "grower     grower-demo-pass" in started
+        mail = f"http://127.0.0.1:{portal_port}/development/mail/"
+        assert f"Mail the portal sent:       {mail}" in started
         time.sleep(5)  # a process that fails on start (the worker, say) has stopped by now
         assert run.poll() is None, output.text()
         sign_in = requests.get(f"http://127.0.0.1:{portal_port}/accounts/sign-in/", timeout=10)
         assert sign_in.status_code == 200
         assert requests.get(f"http://127.0.0.1:{sandbox_port}/", timeout=10).status_code == 200
+        assert "Mail the portal sent" in requests.get(mail, timeout=10).text
         too_long = f"http://127.0.0.1:{portal_port}/{'x' * 5000}"
         assert "That address is too long" in requests.get(too_long, timeout=10).text
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from datetime import datetime, timedelta
 
 from celery import current_app
@@ -78,8 +79,9 @@ class Job(models.Model):
     @property
     def shown(self) -> str:
         """What a page shows of the job's progress, in short: a fragment that shows this has
-        nothing new to show (portal.jobs.views.progress_fragment answers 204)."""
-        return f"{self.state}.{self.done}.{self.total}"
+        nothing new to show (portal.jobs.views.progress_fragment answers 204). The message
+        counts too: a job waiting to be tried again says when."""
+        return f"{self.state}.{self.done}.{self.total}.{zlib.crc32(self.message.encode()):x}"
 
     @property
     def has_ended(self) -> bool:

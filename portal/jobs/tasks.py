@@ -74,6 +74,13 @@ class WorkFailed(Exception):
     job fails with it (and may be retried), rather than with the general one."""
 
 
+class TryAgain(Exception):
+    """Raised by a kind's work that met a trouble outside the portal likely to pass (a mail
+    server that does not answer, or says "try later"), with a message for the job's owner: the
+    job waits and is tried again, up to its task's `tries` in all, waiting `first_wait`
+    seconds and twice as long each time; then it fails with the message."""
+
+
 class Progress(Protocol):
     def __call__(self, done: int, total: int) -> None:
         """Records that `done` of `total` steps are done; raises JobCancelled if the job was
@@ -93,6 +100,11 @@ class JobTask(DjangoTask):
     typing = False
     # What the job's steps are, as its progress says them: "12 of 30 made".
     counted = "done"
+    # What its progress says of it while it runs, if not "running": "sending".
+    running = ""
+    # A job whose work raises TryAgain: how many tries in all, and the first wait between.
+    tries = 1
+    first_wait = 30
 
     def __call__(self, job_id: int) -> None:
         try:
@@ -119,6 +131,8 @@ class JobTask(DjangoTask):
             _stop_for_sign_in(job)
         except WorkFailed as failure:
             _fail(job, str(failure))
+        except TryAgain as trouble:
+            self._try_again_later(job, trouble)
         except SoftTimeLimitExceeded:
             _fail(job, "This took too long and was stopped. Try again later.")
         except Exception:
@@ -126,6 +140,19 @@ class JobTask(DjangoTask):
             _fail(job, "Something went wrong while making this. Try again.")
         else:
             _finish(job, made)
+
+    def _try_again_later(self, job: Job, trouble: TryAgain) -> None:
+        tried = self.request.retries + 1
+        if tried >= self.tries:
+            _fail(job, f"{trouble} Tried {tried} times; retry later.")
+            return
+        wait = self.first_wait * 2 ** (tried - 1)
+        again = timezone.localtime() + timedelta(seconds=wait)
+        Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
+            state=Job.State.QUEUED, message=f"{trouble} Trying again at {again:%H:%M:%S}."[:300],
+            touched=timezone.now(),
+        )  # fmt: skip
+        raise self.retry(countdown=wait, max_retries=self.tries, exc=trouble)
 
     # What a kind may say of its jobs to the pages (portal.jobs.views), by overriding these.
 

@@ -22,7 +22,7 @@ from portal.assurance.passport_fields import (
     Kind,
     requested,
 )
-from portal.passports import codes
+from portal.passports import codes, intake
 
 
 class LookUpForm(forms.Form):
@@ -37,6 +37,46 @@ class LookUpForm(forms.Form):
             "max_length": "A short code has 8 to 12 letters and numbers: check what you typed.",
         },
     )
+
+
+class IntakeForm(forms.Form):
+    """A list of short codes to check at once (`/p/check`), as intake.listed reads it: at most
+    PORTAL_INTAKE_LIMIT entries, each counted once. Its page draws the text area itself."""
+
+    codes = forms.CharField(
+        label="Short codes",
+        widget=forms.Textarea,
+        error_messages={"required": "Enter the short codes to check, one a line."},
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.limit = settings.PORTAL_INTAKE_LIMIT
+        self.fields["codes"].help_text = (
+            f"Up to {self.limit} codes, as printed on the passports (for example 7KXM4-QHT2W): "
+            "one a line, or separated by spaces or commas."
+        )
+
+    def clean_codes(self) -> list[intake.Entry]:
+        text = self.cleaned_data["codes"]
+        if len(text) > self.limit * CHARACTERS_A_CODE:
+            raise forms.ValidationError(
+                f"That is more text than {self.limit} codes take: check at most {self.limit} "
+                "codes at once, one a line."
+            )
+        entries = intake.listed(text)
+        if not entries:
+            raise forms.ValidationError("Enter the short codes to check, one a line.")
+        if len(entries) > self.limit:
+            raise forms.ValidationError(
+                f"That is {len(entries)} codes: at most {self.limit} can be checked at once. "
+                f"Check the first {self.limit}, then the rest."
+            )
+        return entries
+
+
+# Room enough for each code as a look-up address (what a scanner reading QR codes types).
+CHARACTERS_A_CODE = 100
 
 
 def harvest_year_of(day: date) -> str:

@@ -1,26 +1,32 @@
 """A passport looked up by short code for someone without an account: its verdict, asked of the
 service through the portal's look-up account and kept in the shared cache for
 PORTAL_LOOKUP_KEEP_SECONDS (a queue of lorries at the gate is one call, not one each), and the
-look-ups each client address may make in a minute (PORTAL_LOOKUPS_PER_MINUTE), so that short
-codes cannot be enumerated.
+look-ups each client address may make in a minute, so that short codes cannot be enumerated:
+PORTAL_LOOKUPS_PER_MINUTE, or PORTAL_SIGNED_IN_LOOKUPS_PER_MINUTE for a signed-in user. Every
+page that looks a code up (`/p/<code>`, `/p/check`, adding a passport by its code) counts it
+here, with django-ratelimit.
 
-Short codes stand in the cache's keys only as hashes, and nothing here logs them.
+Short codes and addresses stand in the cache's keys only as hashes, and nothing here logs them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
+from django_ratelimit.core import get_usage
 
 from portal.accounts.lookup import call_as_lookup_account
 from portal.assurance import records
 from portal.assurance.errors import NotFound, StatusNotValid
+from portal.lib.client_address import client_address
 from portal.passports.sheet import sheet
 from portal.service import client
 
@@ -33,7 +39,8 @@ class Verdict:
     """What the service answered for a short code, and when the portal asked it. `passport`
     is None when the service refused it because the claim is not valid now (StatusNotValid).
     `details` is the passport's details as the page shows them, rendered once and kept with
-    it (they do not change; the verdict is worked out again each time from the record)."""
+    it (they do not change; the verdict is worked out again each time from the record); empty
+    in a verdict asked for a check at intake, until a look-up shows them."""
 
     short_code: str
     passport: records.CropPassport | None
@@ -56,23 +63,26 @@ class Verdict:
         return max(0, int(time.time() - self.asked_at))
 
 
-def verdict(short_code: str) -> Verdict | None:
+def verdict(short_code: str, *, with_details: bool = True) -> Verdict | None:
     """The verdict on `short_code` (as codes.normalise gives it), kept or asked; None when the
     service has no such passport. Raises the client's other errors (Unavailable, ...) and
-    LookupAccountMissing."""
+    LookupAccountMissing. Without `with_details` (a check at intake, whose table shows a few
+    fields), a verdict asked now is kept without its details: the first look-up that shows
+    them renders them then."""
     key = _key("verdict", short_code)
     keep = settings.PORTAL_LOOKUP_KEEP_SECONDS
     kept = cache.get(key) if keep > 0 else None
     if kept == NO_SUCH_PASSPORT:
         return None
     if isinstance(kept, Verdict):
-        return kept
+        return _detailed(key, kept) if with_details else kept
     found: Verdict | None
     try:
         passport = call_as_lookup_account(
             lambda credentials: client().passport(credentials, short_code)
         )
-        found = Verdict(short_code, passport, time.time(), _details(passport))
+        details = _details(passport) if with_details else NO_DETAILS
+        found = Verdict(short_code, passport, time.time(), details)
     except StatusNotValid:
         found = Verdict(short_code, None, time.time())
     except NotFound:
@@ -82,31 +92,84 @@ def verdict(short_code: str) -> Verdict | None:
     return found
 
 
+def _detailed(key: str, kept: Verdict) -> Verdict:
+    """A kept verdict with its details: rendered now if it was kept without them, and kept so
+    for the rest of its time."""
+    if kept.details or kept.passport is None:
+        return kept
+    detailed = replace(kept, details=_details(kept.passport))
+    left = int(settings.PORTAL_LOOKUP_KEEP_SECONDS - (time.time() - kept.asked_at))
+    if left > 0:
+        cache.set(key, detailed, left)
+    return detailed
+
+
 def _details(passport: records.CropPassport) -> SafeString:
     return SafeString(render_to_string("passports/details.html", {"sheet": sheet(passport)}))
 
 
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """Too many look-ups from one address: the next may come in `seconds`."""
+LOOK_UPS = "passport-look-ups"  # django-ratelimit's group: one allowance for every page
 
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    """Where a client address stands against its look-ups in the current window (a minute):
+    whether the look-up just counted may go ahead, how many more may follow, of how many a
+    window, and in how many seconds the window ends and the allowance is whole again."""
+
+    granted: bool
+    left: int
+    limit: int
     seconds: int
 
 
-def take_a_look_up(client_address: str) -> Refusal | None:
-    """Counts one look-up from `client_address` in the current minute; a Refusal past
-    PORTAL_LOOKUPS_PER_MINUTE. The count is one atomic increment where the cache has one (one
-    round trip to Redis but for the minute's first look-up)."""
-    now = time.time()
-    minute = int(now // 60)
-    key = _key(f"from:{minute}", client_address)
+def take_a_look_up(request: HttpRequest) -> Allowance:
+    """Counts one look-up from the request's client address against its allowance."""
+    return _allowance(request, increment=True)
+
+
+def allowance(request: HttpRequest) -> Allowance:
+    """Where the request's client address stands now, counting nothing."""
+    return _allowance(request, increment=False)
+
+
+def _allowance(request: HttpRequest, *, increment: bool) -> Allowance:
+    usage = get_usage(request, group=LOOK_UPS, key=_address, rate=_rate, increment=increment)
+    if usage is None:  # RATELIMIT_ENABLE is off: nothing is counted
+        limit = _per_minute(request)
+        return Allowance(granted=True, left=limit, limit=limit, seconds=60)
+    limit = usage["limit"]
+    return Allowance(
+        granted=not usage["should_limit"],
+        left=max(0, limit - usage["count"]),
+        limit=limit,
+        seconds=max(1, usage["time_left"]),
+    )
+
+
+def _address(group: str, request: HttpRequest) -> str:
+    """The address whose allowance a look-up counts against: the client's, an IPv6 one by its
+    /64 network, which one subscriber holds whole (as django-ratelimit's own `ip` key does)."""
+    address = client_address(request)
     try:
-        count = cache.incr(key)
-    except ValueError:  # the minute's first look-up (or another made it just now)
-        count = 1 if cache.add(key, 1, 60) else cache.incr(key)
-    if count > settings.PORTAL_LOOKUPS_PER_MINUTE:
-        return Refusal(max(1, int((minute + 1) * 60 - now) + 1))
-    return None
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False).network_address)
+    return address
+
+
+def _rate(group: str, request: HttpRequest) -> str:
+    # django-ratelimit names a counter by its rate too: signed-in users at an address count
+    # against an allowance of their own, beside that of visitors without an account.
+    return f"{_per_minute(request)}/m"
+
+
+def _per_minute(request: HttpRequest) -> int:
+    if request.user.is_authenticated:
+        return settings.PORTAL_SIGNED_IN_LOOKUPS_PER_MINUTE
+    return settings.PORTAL_LOOKUPS_PER_MINUTE
 
 
 def _key(kind: str, value: str) -> str:

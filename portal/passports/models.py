@@ -91,3 +91,45 @@ class Passport(models.Model):
 
 def _text(value: str | None) -> str:
     return (value or "").strip()[:TEXT]
+
+
+class Mailing(models.Model):
+    """Passports sent by e-mail at a user's request (portal.passports.mailing): who asked, to
+    whom, which passports, when, and how it ended. Sent by a job (the `passport-mail` kind);
+    the record stays when the job is removed."""
+
+    # The form's one-time key: the same form sent twice is one mailing, and one mail.
+    key = models.UUIDField(unique=True, editable=False)
+    sender = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    sender_email = models.EmailField(blank=True)
+    recipient = models.EmailField(db_index=True)
+    note = models.TextField(blank=True, help_text="The sender's own message, plain text.")
+    passports = models.ManyToManyField(Passport, related_name="mailings")
+    job = models.OneToOneField(
+        "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="mailing"
+    )
+    created = models.DateTimeField(default=timezone.now, db_index=True)
+    # Set once the mail server has taken the mail: a job run again sends nothing then.
+    sent = models.DateTimeField(null=True, blank=True)
+    message_id = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        indexes = [models.Index(fields=["sender", "-created"])]
+
+    def __str__(self) -> str:
+        return f"Mail to {self.recipient} ({self.created:%Y-%m-%d %H:%M})"
+
+    SENT, SENDING, NOT_SENT = "sent", "sending", "not-sent"
+
+    @property
+    def status(self) -> str:
+        """SENT once the mail server took it; NOT_SENT if its job failed, was cancelled or is
+        gone; SENDING until then (its job's message says when it is tried again)."""
+        if self.sent:
+            return self.SENT
+        if self.job is None or self.job.state in (self.job.State.FAILED, self.job.State.CANCELLED):
+            return self.NOT_SENT
+        return self.SENDING

@@ -1,11 +1,13 @@
 """The passports' kinds of job (run on a worker by portal.jobs, with the credentials of the user
 who asked): a passport's PDF, fetched from the service and kept as the job's file; a batch of
-identical passports (portal.passports.batches); and an export of many (portal.passports.exports).
+identical passports (portal.passports.batches); an export of many (portal.passports.exports);
+and passports sent by e-mail (portal.passports.mailing).
 """
 
 from __future__ import annotations
 
 import json
+import smtplib
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -28,10 +30,10 @@ from portal.assurance.errors import (
     Unavailable,
 )
 from portal.jobs.models import Job
-from portal.jobs.tasks import JobCancelled, JobTask, Progress, ResultFile, WorkFailed
+from portal.jobs.tasks import JobCancelled, JobTask, Progress, ResultFile, TryAgain, WorkFailed
 from portal.lib.bounded import in_order
-from portal.passports import making, packing
-from portal.passports.models import Passport
+from portal.passports import mail_message, making, packing
+from portal.passports.models import Mailing, Passport
 from portal.service import client
 
 CLAIM_NOT_VALID = (
@@ -227,3 +229,74 @@ def _kept_pdfs(short_codes: list[str]) -> dict[str, FieldFile]:
 def pdf_job_key(short_code: str) -> str:
     """The one key of the jobs fetching a passport's PDF (portal.passports.pdfs)."""
     return f"{passport_pdf.name}:{short_code}"
+
+
+# --- passports sent by e-mail ---------------------------------------------------------------------
+
+
+class MailTask(JobTask):
+    counted = "attached"
+    running = "sending"
+    outcome_template = "passports/mail_outcome.html"
+
+    @property
+    def tries(self) -> int:
+        return settings.PORTAL_MAIL_TRIES
+
+    @property
+    def first_wait(self) -> int:
+        return settings.PORTAL_MAIL_RETRY_SECONDS
+
+    def outcome(self, job: Job) -> dict[str, Any]:
+        return {"mailing": Mailing.objects.filter(job=job).first()}
+
+
+@shared_task(base=MailTask, name="passport-mail")
+def passport_mail(job: Job, credentials: Credentials, progress: Progress) -> None:
+    """params: `mailing` (its id) and `site` (the portal's address, for the look-up addresses).
+    Sends nothing if the mailing was sent already (a run cut short after the mail server took
+    it); passports whose membership the owner is no longer a contact of are left out."""
+    mailing = Mailing.objects.select_related("sender").get(pk=job.params["mailing"])
+    if mailing.sent:
+        return
+    in_their_order = mailing.passports.order_by("created", "batch_position", "pk")
+    passports = _still_theirs(list(in_their_order.values_list("pk", flat=True)), credentials)
+    if not passports:
+        raise WorkFailed("Nothing was sent: you are no longer a registered contact of the "
+                         "membership of these passports.")  # fmt: skip
+    fetched = []
+    answers = in_order(passports, _pdf_source(passports, credentials),
+                       settings.PORTAL_JOB_CALLS_AT_ONCE)  # fmt: skip
+    for done, (passport, answered) in enumerate(answers, 1):
+        fetched.append((passport, answered.result()))
+        progress(done, len(passports))
+    if not mailing.message_id:
+        mailing.message_id = mail_message.message_id(job.params["site"])
+        mailing.save(update_fields=["message_id"])
+    _send(mail_message.mail_of(mailing, fetched, job.params["site"]), mailing.recipient)
+    Mailing.objects.filter(pk=mailing.pk).update(sent=timezone.now())
+
+
+def _send(mail: Any, recipient: str) -> None:
+    """Hands the mail to the mail server: WorkFailed if it refuses it for good (a 5xx answer),
+    TryAgain if it cannot be reached or answers "try later" (4xx)."""
+    try:
+        mail.send()
+    except smtplib.SMTPRecipientsRefused as refused:
+        code, words = next(iter(refused.recipients.values()))
+        _refused(code, f"The mail server refused the address {recipient}", words)
+    except smtplib.SMTPResponseException as answer:
+        _refused(answer.smtp_code, "The mail server refused the mail", answer.smtp_error)
+    except (smtplib.SMTPException, OSError) as trouble:
+        raise TryAgain(f"The mail server could not be reached ({_said(trouble)}).") from trouble
+
+
+def _refused(code: int, what: str, words: bytes | str) -> None:
+    said = words.decode(errors="replace") if isinstance(words, bytes) else str(words)
+    if 400 <= code < 500:
+        raise TryAgain(f"{what} for now ({code} {said}).")
+    raise WorkFailed(f"{what}: {code} {said}. Check the address and send it again.")
+
+
+def _said(trouble: Exception) -> str:
+    return str(trouble) or type(trouble).__name__

@@ -1,17 +1,24 @@
 from django.urls import path
+from django.views.generic import RedirectView
 
-from portal.passports.views import create, lookup, passport, passports
+from portal.passports.views import create, intake, lookup, mail, passport, passports
 
 app_name = "passports"
 
 urlpatterns = [
-    # Anyone's, signed in or not: the look-up by short code.
+    # Anyone's, signed in or not: the look-up by short code, and many codes checked at intake
+    # (before the verdict's address, which takes any path).
     path("p/", lookup.look_up, name="lookup"),
+    path("p/check", intake.check, name="check"),
+    path("p/check/", RedirectView.as_view(pattern_name="passports:check")),
+    path("p/check/<slug:check_id>", intake.checked, name="checked"),
+    path("p/check/<slug:check_id>.csv", intake.checked_csv, name="checked-csv"),
     path("p/<path:code>", lookup.passport_verdict, name="verdict"),
     # Contacts of a passport's membership only.
     path("passports/", passports.passport_list, name="list"),
     path("passports/add", passports.add, name="add"),
     path("passports/export", passports.export, name="export"),
+    path("passports/send", mail.send, name="send"),
     path("passports/new", create.create, name="create"),
     path("passports/new/<uuid:submission>/", create.being_made, name="being-made"),
     path("passports/<str:code>/", passport.passport, name="passport"),

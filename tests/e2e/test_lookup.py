@@ -113,7 +113,8 @@ def test_too_many_look_ups_get_a_page_that_says_when_to_try_again(
     page = watched_context(**PHONE).new_page()
     page.goto(f"{portal_url}/p/7KXM4-QHT2W")
     sees_the_valid_verdict(page)
-    # The allowance is per clock minute: of the next two, one at least falls in the first's.
+    # The allowance is per window of a minute: of the next two, one at least falls in the
+    # first's window.
     statuses = []
     while len(statuses) < 2 and 429 not in statuses:
         response = page.goto(f"{portal_url}/p/7KXM4-QHT2W")

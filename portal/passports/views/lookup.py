@@ -13,10 +13,9 @@ from django.views.decorators.http import require_safe
 
 from portal.accounts.lookup import LookupAccountMissing
 from portal.assurance.errors import AssuranceError, Unavailable
-from portal.lib.client_address import client_address
 from portal.passports import codes
 from portal.passports.forms import LookUpForm
-from portal.passports.lookup import take_a_look_up, verdict
+from portal.passports.lookup import Allowance, take_a_look_up, verdict
 
 
 @require_safe
@@ -40,13 +39,9 @@ def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
     short_code = codes.normalise(code.removesuffix("/"))  # a slash a reader added, too
     if short_code and short_code != code:
         return redirect("passports:verdict", short_code)
-    refusal = take_a_look_up(client_address(request))
-    if refusal:
-        response = render(
-            request, "passports/too_many.html", {"seconds": refusal.seconds}, status=429
-        )
-        response["Retry-After"] = str(refusal.seconds)
-        return response
+    allowance = take_a_look_up(request)
+    if not allowance.granted:
+        return _too_many(request, allowance)
     try:
         found = verdict(short_code) if short_code else None
     except LookupAccountMissing:
@@ -62,6 +57,14 @@ def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
         return render(request, "passports/not_found.html", context, status=404)
     context = {"verdict": found, "passport": found.passport}
     return render(request, "passports/verdict.html", context)
+
+
+def _too_many(request: HttpRequest, allowance: Allowance) -> HttpResponse:
+    """The 429 page: the address has looked up as many passports as it may for now."""
+    context = {"seconds": allowance.seconds}
+    response = render(request, "passports/too_many.html", context, status=429)
+    response["Retry-After"] = str(allowance.seconds)
+    return response
 
 
 def _unavailable(request: HttpRequest, context: dict) -> HttpResponse:

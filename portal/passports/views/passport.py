@@ -25,8 +25,9 @@ from portal.assurance.errors import StatusNotValid
 from portal.jobs.models import Job
 from portal.jobs.views import progress_fragment, result_response
 from portal.lib.htmx import wants_fragment
-from portal.passports import codes, contacts, pdfs
+from portal.passports import codes, contacts, mailing, pdfs
 from portal.passports.lookup import Verdict
+from portal.passports.mailing import MailForm
 from portal.passports.models import Passport
 from portal.passports.qr import qr_svg
 from portal.passports.sheet import sheet
@@ -49,7 +50,7 @@ def passport(request: HttpRequest, code: str) -> HttpResponse:
         context = {"verdict": Verdict(short_code, None, time.time())}
         return render(request, "passports/verdict.html", context)
     context = _page(request, short_code, found) | {"job": pdfs.latest(request, short_code)}
-    return render(request, TEMPLATE, context)
+    return render(request, TEMPLATE, context | _mail(request, short_code))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -123,6 +124,16 @@ def _page(request: HttpRequest, short_code: str, found: records.CropPassport) ->
         "look_up": look_up,
         "qr": qr_svg(look_up, f"QR code of the passport's look-up address, {look_up}"),
     }
+
+
+def _mail(request: HttpRequest, short_code: str) -> dict:
+    """The form that sends the passport by e-mail, and its mailings so far; only a passport
+    the portal has recorded is sent (one made elsewhere is added to the list first)."""
+    recorded = Passport.objects.filter(short_code=short_code).first()
+    if recorded is None:
+        return {"mailable": False}
+    return {"mailable": True, "mailed": [recorded], "mail_form": MailForm.blank(request),
+            "mailings": mailing.sent_of(recorded)}  # fmt: skip
 
 
 def _pdf_fragment(request: HttpRequest, short_code: str, job: Job) -> HttpResponse:

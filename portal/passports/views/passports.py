@@ -20,7 +20,6 @@ from django_htmx.http import push_url
 from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import NotFound, StatusNotValid
-from portal.lib.client_address import client_address
 from portal.lib.htmx import wants_fragment
 from portal.passports import codes, contacts, exports, listing
 from portal.passports.forms import AddByCodeForm, PassportFilters
@@ -98,7 +97,7 @@ def add(request: HttpRequest) -> HttpResponse:
     form = AddByCodeForm(request.POST)
     if not form.is_valid():
         return _not_added(request, form)
-    if take_a_look_up(client_address(request)):
+    if not take_a_look_up(request).granted:
         form.add_error("code", "Too many passports looked up from here just now: try again "
                        "in a minute.")  # fmt: skip
         return _not_added(request, form, status=429)

@@ -36,7 +36,7 @@ def test_its_fragment_is_the_progress_alone_while_the_job_runs(grower):
     assert response.status_code == 200
     assert "<html" not in fragment
     assert fragment.lstrip().startswith('<div class="job-progress"')
-    assert f'hx-get="/jobs/{job.pk}/?shown=running.3.12"' in fragment
+    assert f'hx-get="/jobs/{job.pk}/?shown=running.3.12.0"' in fragment
     # htmx puts the fragment in place as the page's own elements: a refresh in it would be
     # obeyed with JavaScript too, and take the user off the page.
     assert "http-equiv" not in fragment
@@ -44,13 +44,22 @@ def test_its_fragment_is_the_progress_alone_while_the_job_runs(grower):
 
 def test_its_fragment_answers_204_while_nothing_has_changed_since_it_was_shown(grower):
     job = new_job(grower, state=Job.State.RUNNING, done=3, total=12)
-    unchanged = grower.get(f"/jobs/{job.pk}/?shown=running.3.12", headers=HTMX)
+    unchanged = grower.get(f"/jobs/{job.pk}/?shown=running.3.12.0", headers=HTMX)
     assert (unchanged.status_code, unchanged.content) == (204, b"")
     Job.objects.filter(pk=job.pk).update(done=4)
-    moved = grower.get(f"/jobs/{job.pk}/?shown=running.3.12", headers=HTMX)
+    moved = grower.get(f"/jobs/{job.pk}/?shown=running.3.12.0", headers=HTMX)
     assert moved.status_code == 200
     assert "4 of 12 done" in moved.text
-    assert f'hx-get="/jobs/{job.pk}/?shown=running.4.12"' in moved.text
+    assert f'hx-get="/jobs/{job.pk}/?shown=running.4.12.0"' in moved.text
+
+
+def test_its_fragment_shows_a_waiting_job_s_new_message(grower):
+    job = new_job(grower, state=Job.State.QUEUED, message="Trying again at 10:41:00.")
+    shown = job.shown
+    Job.objects.filter(pk=job.pk).update(message="Trying again at 10:42:00.")
+    moved = grower.get(f"/jobs/{job.pk}/?shown={shown}", headers=HTMX)
+    assert moved.status_code == 200
+    assert "Trying again at 10:42:00." in moved.text
 
 
 def test_its_fragment_answers_286_once_the_job_is_done_with_the_download(grower):

@@ -1,14 +1,19 @@
 """What the passport tests share: passports made at the sandbox (for unit and browser tests
-alike), the sandbox's data changed for a test, and the words of a page."""
+alike), the sandbox's data changed for a test, the portal's clock within one window of the
+look-ups' allowance, and the words of a page."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
+import time
+import zlib
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from html import unescape
+
+import time_machine
 
 from portal import service
 from portal.assurance import records
@@ -88,6 +93,18 @@ def no_longer_a_contact(sandbox: Sandbox, membership_guid: str, username: str) -
                     "VALUES (?, ?)",
                     [membership_id, account_id],
                 )
+
+
+@contextmanager
+def within_one_window(address: str) -> Iterator[None]:
+    """The portal's clock moved to the first second of a window of the look-ups' allowance of
+    `address`, and running on from there, so that a test's look-ups (in less than a minute)
+    all fall in one. django-ratelimit's windows of a minute end at a second of the minute that
+    is each address's own: its CRC-32, modulo 60."""
+    now = int(time.time())
+    end = now - now % 60 + zlib.crc32(address.encode()) % 60
+    with time_machine.travel(end + 1, tick=True):
+        yield
 
 
 def text(response) -> str:

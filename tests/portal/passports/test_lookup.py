@@ -8,7 +8,6 @@ import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from types import SimpleNamespace
 
 import pytest
 from django.test import Client
@@ -25,13 +24,6 @@ pytestmark = pytest.mark.django_db
 
 DEMO = "7KXM4-QHT2W"
 UNKNOWN = "ABCDE-FGHJK"
-
-
-@pytest.fixture
-def visitor(client: Client, upstream_sandbox, client_address: str) -> Client:
-    """Someone without an account, from an address of the test's own."""
-    client.defaults["REMOTE_ADDR"] = client_address
-    return client
 
 
 def lookups(calls) -> int:
@@ -245,17 +237,7 @@ def test_a_kept_verdict_says_how_long_ago_the_portal_checked(visitor, monkeypatc
 # --- the rate limit -------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def one_minute(monkeypatch):
-    """The look-ups' allowance is per clock minute: its clock starts a second into a minute,
-    so that a test's look-ups all fall in one (on the real clock, one in a few hundred runs
-    would straddle two and be allowed twice)."""
-    real = time.time
-    offset = 61 - real() % 60
-    monkeypatch.setattr(lookup, "time", SimpleNamespace(time=lambda: real() + offset))
-
-
-def test_look_ups_are_limited_per_client_address(visitor, settings, client_address, one_minute):
+def test_look_ups_are_limited_per_client_address(visitor, settings, client_address, one_window):
     settings.PORTAL_LOOKUPS_PER_MINUTE = 3
     for _ in range(3):
         assert visitor.get(f"/p/{UNKNOWN}").status_code == 404
@@ -274,7 +256,7 @@ def test_look_ups_are_limited_per_client_address(visitor, settings, client_addre
     assert other.get(f"/p/{DEMO}").status_code == 200
 
 
-def test_a_redirect_to_the_canonical_address_is_not_counted(visitor, settings, one_minute):
+def test_a_redirect_to_the_canonical_address_is_not_counted(visitor, settings, one_window):
     settings.PORTAL_LOOKUPS_PER_MINUTE = 1
     assert visitor.get("/p/7kxm4qht2w", follow=True).status_code == 200
 
@@ -283,7 +265,7 @@ def test_a_redirect_to_the_canonical_address_is_not_counted(visitor, settings, o
 
 
 def test_no_log_record_holds_a_whole_short_code(
-    visitor, settings, caplog, suspended_later, one_minute
+    visitor, settings, caplog, suspended_later, one_window
 ):
     settings.PORTAL_LOOKUPS_PER_MINUTE = 6
     caplog.set_level(logging.DEBUG)

@@ -183,7 +183,7 @@ def test_opening_the_page_starts_nothing_and_asking_for_the_pdf_prepares_it(grow
     assert job.title == f"PDF of passport {short_code}"
     assert job.params == {"short_code": short_code}
     html = response.content.decode()
-    assert f'hx-get="/passports/{short_code}/pdf/state?shown=queued.0.0"' in html
+    assert f'hx-get="/passports/{short_code}/pdf/state?shown=queued.0.0.0"' in html
     # Without JavaScript, the page refreshes itself until the PDF is ready.
     assert '<noscript><meta http-equiv="refresh" content="3"></noscript>' in html
     grower.post(f"/passports/{short_code}/pdf")

@@ -94,12 +94,12 @@ def test_its_state_is_polled_until_the_job_has_ended(grower):
     assert polled.status_code == 200
     html = polled.content.decode()
     assert "<html" not in html
-    assert f'hx-get="{state}?shown=queued.0.0"' in html
+    assert f'hx-get="{state}?shown=queued.0.0.0"' in html
     assert "The PDF is being prepared." in text(polled)
     # Polled by a page that says so already: nothing to swap.
-    assert grower.get(f"{state}?shown=queued.0.0", headers=HTMX).status_code == 204
+    assert grower.get(f"{state}?shown=queued.0.0.0", headers=HTMX).status_code == 204
     run(pdf_job())
-    ended = grower.get(f"{state}?shown=queued.0.0", headers=HTMX)
+    ended = grower.get(f"{state}?shown=queued.0.0.0", headers=HTMX)
     assert ended.status_code == HTMX_STOP_POLLING
     assert "hx-get" not in ended.content.decode()
     assert f'href="/passports/{short_code}/pdf"' in ended.content.decode()

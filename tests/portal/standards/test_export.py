@@ -40,7 +40,7 @@ def test_with_htmx_its_progress_takes_the_forms_place(grower):
     assert "<html" not in content
     job = Job.objects.get()
     assert f'id="job-{job.pk}"' in content
-    assert f'hx-get="/jobs/{job.pk}/?shown=queued.0.0"' in content  # it polls while the job runs
+    assert f'hx-get="/jobs/{job.pk}/?shown=queued.0.0.0"' in content  # it polls while the job runs
 
 
 def test_asking_again_for_the_same_content_reuses_the_job(grower):

@@ -1,0 +1,327 @@
+"""A day's loads checked at intake (`/p/check`): many short codes at once, each looked up as
+`/p/<code>` looks it up (the same kept verdicts, the same allowance of the client address), a
+few at a time (PORTAL_INTAKE_CALLS_AT_ONCE), and the table of verdicts kept a while for its
+page, its CSV file and its print.
+
+A list is read leniently: one code a line, or several separated by spaces, commas or
+semicolons; any case, with or without the hyphen; a code typed with a space in it, and a
+passport's look-up address (what a QR code holds, and a scanner types), are read as the code.
+Every entry is listed once, in the order first given, with how many times it was given.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import csv
+import hashlib
+import io
+import re
+import secrets
+import time
+from collections import Counter
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connections
+from django.http import HttpRequest
+from django.utils import timezone
+
+from portal.accounts.lookup import LookupAccountMissing, call_as_lookup_account
+from portal.assurance.errors import AssuranceError
+from portal.assurance.passport_fields import FIELDS
+from portal.lib.bounded import in_order
+from portal.lib.spreadsheets import safe_cell
+from portal.passports import codes, lookup
+from portal.passports.lookup import Allowance, Verdict
+
+# A check's table is kept this long for its page, its CSV file and its print.
+KEPT_SECONDS = 30 * 60
+# No code is asked of the service after this long, so that the page answers well within the
+# web server's time-out however slowly the service answers; those left say it could not ask.
+ASKING_SECONDS = 20
+SHOWN_TYPED = 40  # the most of a malformed entry the table shows
+
+_SEPARATORS = re.compile(r"[,;\r\n]+")
+
+
+class State(StrEnum):
+    """What became of a code of the list: its verdict, or why it has none."""
+
+    VALID = "valid"
+    NOT_VALID = "not-valid"
+    UNKNOWN = "unknown"  # no passport has the code
+    MALFORMED = "malformed"  # it cannot be a short code
+    NOT_CHECKED = "not-checked"  # the address's allowance ran out before it
+    UNAVAILABLE = "unavailable"  # the service could not be asked, or did not answer in time
+
+    @property
+    def words(self) -> str:
+        return _WORDS[self][0]
+
+    @property
+    def symbol(self) -> str:
+        return _WORDS[self][1]
+
+
+_WORDS = {
+    State.VALID: ("Valid", "✓"),
+    State.NOT_VALID: ("Not valid", "✗"),
+    State.UNKNOWN: ("No passport", "?"),
+    State.MALFORMED: ("Not a short code", "?"),
+    State.NOT_CHECKED: ("Not checked yet", "…"),
+    State.UNAVAILABLE: ("Cannot check just now", "!"),
+}
+
+# What the table says of an entry with no verdict.
+NOTES = {
+    State.UNKNOWN: "No passport has this short code.",
+    State.MALFORMED: "A short code has 8 to 12 letters and numbers (no 0, 1, I, L or O).",
+    State.NOT_CHECKED: "The limit of checks for now was reached before this code.",
+    State.UNAVAILABLE: "The Assurance service could not be asked: this is no verdict either way.",
+}
+NOT_SET_UP = "This portal has no account for look-ups."
+
+# The passport's fields the table shows, by the labels the paper passport prints.
+COLUMNS = tuple(
+    FIELDS[name]
+    for name in ("business_name", "crop_type", "variety", "loading_date",
+                 "haulier_company_name", "vehicle_registration", "collection_address")
+)  # fmt: skip
+HEADINGS = (FIELDS["short_code"].label, "Verdict", "Note", *(f.label for f in COLUMNS), "Checked")
+
+
+# --- the list as typed ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One entry of the list: as typed, its short code (None if it cannot be one), and how many
+    times it was given."""
+
+    typed: str
+    short_code: str | None
+    times: int = 1
+
+    @property
+    def shown(self) -> str:
+        """The entry as the table names it: its short code, or the start of what was typed."""
+        if self.short_code:
+            return self.short_code
+        return self.typed if len(self.typed) <= SHOWN_TYPED else f"{self.typed[:SHOWN_TYPED]}…"
+
+
+def listed(text: str) -> list[Entry]:
+    """The entries of a list as typed or pasted, each once, in the order first given."""
+    found: dict[str, Entry] = {}
+    for part in _SEPARATORS.split(text):
+        for typed in _words_of(part):
+            short_code = _short_code(typed)
+            key = short_code or typed.upper()
+            if key in found:
+                found[key] = replace(found[key], times=found[key].times + 1)
+            else:
+                found[key] = Entry(typed, short_code)
+    return list(found.values())
+
+
+def _words_of(part: str) -> list[str]:
+    """The entries of a line (or of a part of one between commas): each word, or the whole when
+    none of its words is a code alone but the whole is (`7KXM4 QHT2W`)."""
+    words = part.split()
+    if len(words) > 1 and not any(map(_short_code, words)) and codes.normalise(part):
+        return [" ".join(words)]
+    return words
+
+
+def _short_code(typed: str) -> str | None:
+    """The short code of a word: a code, or a look-up address that ends in one."""
+    return codes.normalise(typed.rpartition("/p/")[2].rstrip("/"))
+
+
+# --- the check ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A row of the table: the entry, its state, a note on it, the passport's COLUMNS as shown
+    ("" where the service gave none), and when the portal asked the service (None if it did
+    not)."""
+
+    code: str
+    state: State
+    note: str = ""
+    values: tuple[str, ...] = ("",) * len(COLUMNS)
+    checked_at: datetime | None = None
+
+    def cells(self) -> list[str]:
+        """The row as the CSV file writes it, under HEADINGS."""
+        checked = timezone.localtime(self.checked_at).isoformat() if self.checked_at else ""
+        return [self.code, self.state.words, self.note, *self.values, checked]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A list checked: a row for each entry, in the list's order, and when it was checked.
+    `not_set_up` when the portal has no look-up account, so nothing could be asked."""
+
+    rows: tuple[Row, ...]
+    checked_at: datetime
+    not_set_up: bool = False
+
+    @property
+    def tally(self) -> list[tuple[State, int]]:
+        """How many rows are in each state, of the states there are."""
+        counted = Counter(row.state for row in self.rows)
+        return [(state, counted[state]) for state in State if counted[state]]
+
+    @property
+    def not_checked(self) -> int:
+        """Rows not checked: the address's allowance ran out before them."""
+        return sum(row.state == State.NOT_CHECKED for row in self.rows)
+
+    @property
+    def unavailable(self) -> int:
+        """Rows the service could not be asked about."""
+        return sum(row.state == State.UNAVAILABLE for row in self.rows)
+
+    @property
+    def to_check_again(self) -> list[str]:
+        """The short codes that have no verdict yet: not checked, or the service not asked."""
+        again = (State.NOT_CHECKED, State.UNAVAILABLE)
+        return [row.code for row in self.rows if row.state in again]
+
+
+def within_allowance(
+    request: HttpRequest, short_codes: list[str]
+) -> tuple[list[str], Allowance | None]:
+    """The short codes the client address's allowance lets be checked now, in order, each one
+    counted; and the allowance that refused the next (None if none was refused), after which
+    the rest are neither counted nor checked."""
+    for n in range(len(short_codes)):
+        allowance = lookup.take_a_look_up(request)
+        if not allowance.granted:
+            return short_codes[:n], allowance
+    return short_codes, None
+
+
+def check(entries: list[Entry], allowed: list[str]) -> Check:
+    """The verdicts on the `allowed` short codes of `entries` (counted already), asked a few at
+    once; the rest of the entries are listed as what they are."""
+    answers = _asked(allowed)
+    now = datetime.now(UTC)
+    chosen = set(allowed)
+    rows = tuple(_row(entry, entry.short_code in chosen, answers, now) for entry in entries)
+    missing = any(isinstance(answer, LookupAccountMissing) for answer in answers.values())
+    return Check(rows, now, not_set_up=missing)
+
+
+type Answer = Verdict | AssuranceError | None
+NOT_ASKED_IN_TIME = AssuranceError("The service was not asked in time.")
+
+
+def _asked(short_codes: list[str]) -> dict[str, Answer]:
+    """The service's answer on each short code (None: no such passport), a few at once, in
+    order; a code not asked before ASKING_SECONDS ran out is left out."""
+    if not short_codes:
+        return {}
+    try:
+        # Signed in here rather than in the threads: signing in may use the database.
+        call_as_lookup_account(lambda credentials: credentials)
+    except AssuranceError as error:
+        return dict.fromkeys(short_codes, error)
+    deadline = time.monotonic() + ASKING_SECONDS
+    request_context = contextvars.copy_context()  # its request id, for the calls' log lines
+
+    def answer(short_code: str) -> Answer:
+        return request_context.copy().run(_answer, short_code)
+
+    asked = in_order(short_codes, answer, settings.PORTAL_INTAKE_CALLS_AT_ONCE,
+                     keep_asking=lambda: time.monotonic() < deadline)  # fmt: skip
+    return {short_code: answered.result() for short_code, answered in asked}
+
+
+def _answer(short_code: str) -> Answer:
+    try:
+        return lookup.verdict(short_code, with_details=False)  # the table shows a few
+    except AssuranceError as error:
+        return error
+    finally:
+        connections.close_all()  # this thread's own, had signing in again opened one
+
+
+def _row(entry: Entry, allowed: bool, answers: dict[str, Answer], now: datetime) -> Row:
+    if entry.short_code is None:
+        row = Row(entry.shown, State.MALFORMED, NOTES[State.MALFORMED])
+    elif not allowed:
+        row = Row(entry.short_code, State.NOT_CHECKED, NOTES[State.NOT_CHECKED])
+    else:
+        answer = answers.get(entry.short_code, NOT_ASKED_IN_TIME)
+        row = _answered(entry.short_code, answer, now)
+    return replace(row, note=_joined(_times(entry.times), row.note))
+
+
+def _answered(short_code: str, answer: Answer, now: datetime) -> Row:
+    if isinstance(answer, LookupAccountMissing):
+        return Row(short_code, State.UNAVAILABLE, NOT_SET_UP)
+    if isinstance(answer, AssuranceError):
+        return Row(short_code, State.UNAVAILABLE, NOTES[State.UNAVAILABLE])
+    if answer is None:
+        return Row(short_code, State.UNKNOWN, NOTES[State.UNKNOWN], checked_at=now)
+    passport = answer.passport
+    values = tuple(f.shown(getattr(passport, f.name)) if passport else "" for f in COLUMNS)
+    state = State.VALID if answer.is_valid else State.NOT_VALID
+    asked_at = datetime.fromtimestamp(answer.asked_at, UTC)
+    return Row(short_code, state, _why_not_valid(answer), values, asked_at)
+
+
+def _why_not_valid(verdict: Verdict) -> str:
+    passport = verdict.passport
+    if verdict.is_valid:
+        return ""
+    if passport is None:
+        return "The service shows nothing of a passport whose claim is not valid now."
+    if verdict.has_expired:
+        return f"The certificate expired on {FIELDS['expiry_date'].shown(passport.expiry_date)}."
+    return f"Its status is {passport.status}." if passport.status else ""
+
+
+def _times(times: int) -> str:
+    if times == 1:
+        return ""
+    return "Listed twice." if times == 2 else f"Listed {times} times."
+
+
+def _joined(*sentences: str) -> str:
+    return " ".join(sentence for sentence in sentences if sentence)
+
+
+# --- kept for its page, its CSV file and its print ------------------------------------------------
+
+
+def keep(done: Check) -> str:
+    """Keeps the check for KEPT_SECONDS; the key its page's address holds (not to be guessed)."""
+    check_id = secrets.token_urlsafe(16)
+    cache.set(_key(check_id), done, KEPT_SECONDS)
+    return check_id
+
+
+def kept(check_id: str) -> Check | None:
+    found = cache.get(_key(check_id))
+    return found if isinstance(found, Check) else None
+
+
+def _key(check_id: str) -> str:
+    return f"lookup:intake:{hashlib.sha256(check_id.encode()).hexdigest()[:32]}"
+
+
+def as_csv(done: Check) -> bytes:
+    """The table as a CSV file, under HEADINGS: UTF-8 with a byte-order mark, so spreadsheets
+    read it, and no cell a spreadsheet would run as a formula."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(HEADINGS)
+    writer.writerows([safe_cell(cell) for cell in row.cells()] for row in done.rows)
+    return ("\ufeff" + out.getvalue()).encode()

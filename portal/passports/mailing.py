@@ -1,0 +1,117 @@
+"""Passports sent by e-mail, for the web's side: the form, the limits that keep the portal from
+relaying for anyone, and the job that sends (the `passport-mail` kind, portal.passports.tasks).
+
+One form sent is one Mailing, under the form's one-time key, and one job: the form sent twice,
+or its job run again or retried, sends one mail. Only passports of the memberships the user is a
+contact of now are sent (checked here, and again by the job).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.http import HttpRequest
+from django.utils import timezone
+
+from portal.jobs import actions
+from portal.passports.models import Mailing, Passport
+from portal.passports.tasks import passport_mail
+
+NOTE_LIMIT = 500
+
+
+class MailForm(forms.Form):
+    recipient = forms.EmailField(
+        label="Send to", max_length=254,
+        help_text="One e-mail address: the haulier's, or the buyer's intake office.",
+    )  # fmt: skip
+    reply_to = forms.EmailField(
+        label="Your e-mail address", max_length=254,
+        help_text="Replies go here. The mail comes from the portal and names you as its sender.",
+    )  # fmt: skip
+    note = forms.CharField(
+        label="Message (optional)", required=False, max_length=NOTE_LIMIT, strip=True,
+        widget=forms.Textarea(attrs={"rows": 3, "maxlength": NOTE_LIMIT}),
+        help_text=f"Plain text, at most {NOTE_LIMIT} characters.",
+    )  # fmt: skip
+    key = forms.UUIDField(widget=forms.HiddenInput)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["note"].error_messages["max_length"] = (
+            f"The message is longer than {NOTE_LIMIT} characters: shorten it."
+        )
+        self.fields["key"].error_messages["invalid"] = self.fields["key"].error_messages[
+            "required"
+        ] = "This form has expired: send it again."
+
+    @classmethod
+    def blank(cls, request: HttpRequest) -> MailForm:
+        """A new form, with a key of its own and the user's address (if known) for replies."""
+        return cls(initial={"key": uuid.uuid4(), "reply_to": request.user.email})
+
+
+def refusal(request: HttpRequest, recipient: str) -> str:
+    """Why a mail to `recipient` cannot be asked for now, or ""."""
+    now = timezone.now()
+    per_user = settings.PORTAL_MAILS_PER_USER_PER_HOUR
+    sent_by_user = Mailing.objects.filter(sender=request.user, created__gt=now - timedelta(hours=1))
+    if sent_by_user.count() >= per_user:
+        first = sent_by_user.order_by("created").values_list("created", flat=True)[
+            sent_by_user.count() - per_user
+        ]
+        again = timezone.localtime(first + timedelta(hours=1))
+        return (f"Nothing was sent: you have asked for {per_user} mails in the last hour, the "
+                f"most one person may. You can send again after {again:%H:%M}.")  # fmt: skip
+    per_recipient = settings.PORTAL_MAILS_PER_RECIPIENT_PER_DAY
+    to_recipient = Mailing.objects.filter(recipient__iexact=recipient,
+                                          created__gt=now - timedelta(days=1))  # fmt: skip
+    if to_recipient.count() >= per_recipient:
+        return (f"Nothing was sent: {recipient} has been sent {per_recipient} mails from this "
+                "portal in the last day, the most one address may be sent. Try again tomorrow, "
+                "or send the PDF yourself.")  # fmt: skip
+    return ""
+
+
+def send(request: HttpRequest, passports: list[Passport], form: MailForm) -> Mailing | str:
+    """The mailing of `passports` the form asks for, its job queued (or the one this form's key
+    made already); or why it cannot be sent (a limit reached)."""
+    data = form.cleaned_data
+    with transaction.atomic():
+        # One user's requests in turn, so that two at once cannot both pass the hour's limit.
+        get_user_model().objects.select_for_update().filter(pk=request.user.pk).first()
+        same = Mailing.objects.filter(key=data["key"]).first()
+        if same is not None:
+            return same if same.sender_id == request.user.pk else "This form has expired."
+        refused = refusal(request, data["recipient"])
+        if refused:
+            return refused
+        mailing = Mailing.objects.create(
+            key=data["key"], sender=request.user, sender_email=data["reply_to"],
+            recipient=data["recipient"], note=data["note"],
+        )  # fmt: skip
+        mailing.passports.set(passports)
+        mailing.job = actions.start_job(
+            request, passport_mail, _title(passports, data["recipient"]),
+            {"mailing": mailing.pk, "site": request.build_absolute_uri("/")},
+            dedupe_key=f"{passport_mail.name}:{mailing.key}",
+        )  # fmt: skip
+        mailing.save(update_fields=["job"])
+    return mailing
+
+
+def _title(passports: list[Passport], recipient: str) -> str:
+    what = f"Passport {passports[0].short_code}" if len(passports) == 1 else (
+        f"{len(passports)} passports"
+    )  # fmt: skip
+    return f"{what} by e-mail to {recipient}"[:200]
+
+
+def sent_of(passport: Passport) -> list[Mailing]:
+    """The mailings of `passport`, newest first, with their jobs."""
+    return list(passport.mailings.select_related("job", "sender"))

@@ -1,0 +1,79 @@
+"""A day's loads checked at intake (`/p/check`), for anyone, signed in or not: many short codes
+sent at once, each counted against the client address's look-ups as `/p/<code>` counts it. The
+table of verdicts is kept at an address of its own (`/p/check/<key>`), to read, print and
+download as CSV without checking anything again."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import content_disposition_header
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_safe
+
+from portal.headers import permissions_policy
+from portal.passports import intake, lookup
+from portal.passports.forms import IntakeForm
+
+TEMPLATE = "passports/check.html"
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def check(request: HttpRequest) -> HttpResponse:
+    """The form; the codes sent with it checked, and the browser sent to their table."""
+    if request.method != "POST":
+        return _page(request, IntakeForm())
+    form = IntakeForm(request.POST)
+    if not form.is_valid():
+        return _page(request, form, status=400)
+    entries = form.cleaned_data["codes"]
+    short_codes = [entry.short_code for entry in entries if entry.short_code]
+    allowed, refusal = intake.within_allowance(request, short_codes)
+    if refusal and not allowed:
+        response = _page(request, form, status=429, refusal=refusal)
+        response["Retry-After"] = str(refusal.seconds)
+        return response
+    check_id = intake.keep(intake.check(entries, allowed))
+    return HttpResponseRedirect(reverse("passports:checked", args=[check_id]), status=303)
+
+
+@require_safe
+@never_cache
+def checked(request: HttpRequest, check_id: str) -> HttpResponse:
+    """A check's table, with the form holding the codes left to check again (if any)."""
+    done = intake.kept(check_id)
+    if done is None:
+        return _page(request, IntakeForm(), status=404, gone=True)
+    form = IntakeForm(initial={"codes": "\n".join(done.to_check_again)})
+    return _page(request, form, check=done, check_id=check_id)
+
+
+@require_safe
+@never_cache
+def checked_csv(request: HttpRequest, check_id: str) -> HttpResponse:
+    """A check's table as a CSV file."""
+    done = intake.kept(check_id)
+    if done is None:
+        return _page(request, IntakeForm(), status=404, gone=True)
+    response = HttpResponse(intake.as_csv(done), content_type="text/csv; charset=utf-8")
+    name = f"passports-checked-{timezone.localtime(done.checked_at):%Y-%m-%d-%H%M}.csv"
+    response["Content-Disposition"] = content_disposition_header(True, name)
+    return response
+
+
+def _page(
+    request: HttpRequest, form: IntakeForm, *, status: int = 200, **context: object
+) -> HttpResponse:
+    context |= {
+        "form": form,
+        "allowance": lookup.allowance(request),
+        "limit": settings.PORTAL_INTAKE_LIMIT,
+        "headings": intake.HEADINGS,
+    }
+    response = render(request, TEMPLATE, context, status=status)
+    # The Scan button reads passports' QR codes with the camera, and shows what it sees.
+    response["Permissions-Policy"] = permissions_policy("camera", "autoplay")
+    return response

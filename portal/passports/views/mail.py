@@ -1,0 +1,67 @@
+"""Passports sent by e-mail (`/passports/send`): the form for the passports named by `code` (sent
+from a passport's page, a finished batch, the passports ticked in the list); the form sent back
+(with its one-time `key`), sent by a job (portal.passports.mailing), then the job's page."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from portal.passports import codes, contacts, listing, mailing
+from portal.passports.mailing import MailForm
+from portal.passports.models import Passport
+
+TEMPLATE = "passports/send.html"
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def send(request: HttpRequest) -> HttpResponse:
+    data = request.POST if request.method == "POST" else request.GET
+    passports, problem = chosen(request, data.getlist("code"))
+    if "key" not in data:  # the passports chosen (ticked in the list, a batch's): the form
+        return _page(request, passports, MailForm.blank(request), problem)
+    form = MailForm(request.POST)
+    if problem:
+        form.add_error(None, problem)
+    if not form.is_valid():
+        return _page(request, passports, form, problem)
+    sent = mailing.send(request, passports, form)
+    if isinstance(sent, str):
+        form.add_error(None, sent)
+        return _page(request, passports, form, problem, status=429)
+    if sent.job_id is None:  # sent long ago, its job since removed
+        return HttpResponseRedirect(reverse("passports:passport", args=[passports[0].short_code]))
+    return HttpResponseRedirect(reverse("jobs:job", args=[sent.job_id]), status=303)
+
+
+def chosen(request: HttpRequest, typed: list[str]) -> tuple[list[Passport], str]:
+    """The passports of these codes, oldest first, and why they cannot be sent ("" if they
+    can): none named, too many, or some that are not the business's (or no passport's)."""
+    if not typed:
+        return [], ("Choose the passports to send: tick them in your business's list, or send "
+                    "one from its own page.")  # fmt: skip
+    limit = settings.PORTAL_BATCH_LIMIT
+    short_codes = {codes.normalise(code) for code in typed}
+    if len(short_codes) > limit:
+        return [], f"At most {limit} passports go in one mail: tick fewer and send them in parts."
+    everyone = listing.visible(contacts.memberships(request))
+    found = everyone.filter(short_code__in=short_codes - {None})
+    passports = list(found.order_by("created", "batch_position", "pk"))
+    if None in short_codes or len(passports) != len(short_codes):
+        return passports, ("Some of these passports are not among your business's passports "
+                           "and are left out.")  # fmt: skip
+    return passports, ""
+
+
+def _page(
+    request: HttpRequest, passports: list[Passport], form: MailForm, problem: str,
+    status: int | None = None,
+) -> HttpResponse:  # fmt: skip
+    context = {"mailed": passports, "mail_form": form, "problem": problem}
+    bad = problem or (form.is_bound and form.errors)
+    return render(request, TEMPLATE, context, status=status or (400 if bad else 200))

@@ -1,0 +1,277 @@
+"""Passports sent by e-mail (`/passports/send`): from a passport's page, a batch or the passports
+ticked in the list, by a job (run here as a worker runs it) through a real SMTP server started
+by the test, read back as it arrived; the limits that keep the portal from relaying for anyone;
+a mail server down or refusing loses nothing and sends no mail twice."""
+
+from __future__ import annotations
+
+import io
+import re
+from datetime import timedelta
+
+import pypdf
+import pytest
+import time_machine
+from django.test import Client
+from django.utils import timezone
+
+from portal.jobs.models import Job
+from portal.jobs.tasks import TryAgain
+from portal.passports.models import Mailing
+from portal.passports.tasks import passport_mail
+from tests.demo import HOLLOWFIELD
+from tests.jobs import run
+from tests.mailserver import MailServer
+from tests.portal.accounts.helpers import sign_in
+from tests.portal.passports.helpers import no_longer_a_contact, suspended, text
+from tests.portal.passports.made import filled, made_with_the_form, wenham_made_here
+
+pytestmark = pytest.mark.django_db
+
+HAULIER = "dispatch@haulage.example"
+
+
+def form_key(page) -> str:
+    return re.search(r'name="key" value="([^"]+)"', page.content.decode())[1]
+
+
+def mail_form(client: Client, codes: list[str], **fields: str) -> dict:
+    """The send form as the user fills it, for the passports of `codes`, with `fields` over."""
+    page = client.post("/passports/send", {"code": codes})
+    assert page.status_code == 200, text(page)
+    return {"code": codes, "key": form_key(page), "recipient": HAULIER,
+            "reply_to": "grower@example.com", "note": "", **fields}  # fmt: skip
+
+
+def sent(client: Client, codes: list[str], **fields: str):
+    return client.post("/passports/send", mail_form(client, codes, **fields))
+
+
+def mail_job() -> Job:
+    return Job.objects.get(kind=passport_mail.name)
+
+
+def pdf_words(content: bytes) -> str:
+    return " ".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(content)).pages)
+
+
+def test_a_passport_sent_from_its_page_arrives_with_its_pdf_code_and_look_up_address(
+    grower, mail_server: MailServer
+):
+    code = made_with_the_form(grower)
+    page = grower.get(f"/passports/{code}/")
+    assert "Send by e-mail" in text(page)
+    note = "Load 3 of 5.\nCollect from gate B."
+    form = {"code": code, "key": form_key(page), "recipient": HAULIER,
+            "reply_to": "grower@example.com", "note": note}  # fmt: skip
+    response = grower.post("/passports/send", form)
+    job = mail_job()
+    assert response.status_code == 303 and response["Location"] == f"/jobs/{job.pk}/"
+    assert run(job).state == Job.State.DONE, job.message
+
+    [mail] = mail_server.wait_for(1)
+    message = mail.message
+    assert mail.recipients == [HAULIER]
+    assert message["To"] == HAULIER
+    assert message["From"] == "Assurance portal <portal@localhost>"
+    assert message["Reply-To"] == "grower@example.com"
+    assert message["Subject"] == f"Crop passport {code} from Hollowfield Farms Ltd"
+    plain = mail.body("plain").replace("\r\n", "\n")
+    assert f"http://testserver/p/{code}" in plain
+    assert "sent by grower (grower@example.com)" in plain
+    assert "Load 3 of 5.\nCollect from gate B." in plain
+    html = mail.body("html")
+    assert f'href="http://testserver/p/{code}"' in html and 'src="cid:qr-0@passports"' in html
+    assert "Load 3 of 5.<br>Collect from gate B." in html
+    attachments = mail.attachments()
+    assert list(attachments) == [f"passport-{code}.pdf"]
+    assert code in pdf_words(attachments[f"passport-{code}.pdf"]).replace(" ", "")
+    [qr] = [p for p in message.walk() if p.get_content_type() == "image/png"]
+    assert qr["Content-ID"] == "<qr-0@passports>"
+
+    words = text(grower.get(f"/jobs/{job.pk}/"))
+    assert f"Sent to {HAULIER} at" in words
+    listed = text(grower.get(f"/passports/{code}/"))
+    assert f"To {HAULIER}, asked by grower" in listed and "sent at" in listed
+
+
+def test_the_passports_ticked_in_the_list_go_in_one_mail_in_their_order(
+    grower, mail_server: MailServer
+):
+    first, second = made_with_the_form(grower), made_with_the_form(grower, crop_type="Barley")
+    response = grower.post("/passports/send", {"code": [second, first], "scope": "ticked"})
+    assert "Send 2 passports by e-mail" in text(response)
+    grower.post("/passports/send", mail_form(grower, [second, first]))
+    assert run(mail_job()).state == Job.State.DONE
+    [mail] = mail_server.wait_for(1)
+    assert list(mail.attachments()) == [f"passport-{first}.pdf", f"passport-{second}.pdf"]
+    assert mail.message["Subject"] == "2 crop passports from Hollowfield Farms Ltd"
+
+
+def test_a_finished_batch_offers_to_send_its_passports(grower, mail_server: MailServer):
+    grower.post("/passports/new", filled(grower, loads="3"))
+    batch = run(Job.objects.get(kind="passport-batch"))
+    page = grower.get(f"/jobs/{batch.pk}/")
+    assert "Send by e-mail" in text(page)
+    codes = re.findall(r'name="code" value="([^"]+)"', page.content.decode())
+    assert len(codes) == 3
+    grower.post("/passports/send", mail_form(grower, codes))
+    assert run(mail_job()).state == Job.State.DONE
+    [mail] = mail_server.wait_for(1)
+    assert sorted(mail.attachments()) == sorted(f"passport-{code}.pdf" for code in codes)
+
+
+def test_the_form_sent_twice_sends_one_mail(grower, mail_server: MailServer):
+    code = made_with_the_form(grower)
+    form = mail_form(grower, [code])
+    first, second = grower.post("/passports/send", form), grower.post("/passports/send", form)
+    assert first["Location"] == second["Location"]
+    assert Mailing.objects.count() == 1 and Job.objects.filter(kind=passport_mail.name).count() == 1
+    job = run(mail_job())
+    assert run(job).state == Job.State.DONE  # its message delivered twice
+    mail_server.wait_for(1)
+    assert len(mail_server.received) == 1
+
+
+@pytest.mark.parametrize(
+    ("recipient", "error"),
+    [
+        ("haulier@example.com\r\nBcc: everyone@example.com", "Enter a valid email address."),
+        ("one@example.com, two@example.com", "Enter a valid email address."),
+        ("not an address", "Enter a valid email address."),
+        ("", "This field is required."),
+    ],
+)
+def test_a_recipient_that_is_not_one_address_is_refused_and_nothing_is_sent(
+    grower, recipient, error
+):
+    code = made_with_the_form(grower)
+    response = sent(grower, [code], recipient=recipient)
+    assert response.status_code == 400
+    assert f"Send to: {error}" in text(response)
+    assert not Mailing.objects.exists() and not Job.objects.filter(kind=passport_mail.name).exists()
+
+
+def test_a_message_longer_than_500_characters_is_refused(grower):
+    code = made_with_the_form(grower)
+    response = sent(grower, [code], note="x" * 501)
+    assert response.status_code == 400
+    assert "The message is longer than 500 characters" in text(response)
+    assert not Mailing.objects.exists()
+
+
+def test_a_passport_of_another_business_is_never_sent(grower, partner):
+    code = made_with_the_form(grower)
+    other = wenham_made_here()  # partner is a contact of Hollowfield only
+    page = partner.post("/passports/send", {"code": [other]})
+    assert page.status_code == 400 and "not among your business's passports" in text(page)
+    response = partner.post("/passports/send", mail_form(partner, [code]) | {"code": [code, other]})
+    assert response.status_code == 400
+    assert "not among your business's passports" in text(response)
+    assert not Mailing.objects.exists()
+
+
+def test_the_21st_mail_in_an_hour_is_refused_with_a_clear_message(grower):
+    code = made_with_the_form(grower)
+    for n in range(20):
+        assert sent(grower, [code], recipient=f"buyer{n}@example.com").status_code == 303
+    refused = sent(grower, [code], recipient="buyer20@example.com")
+    assert refused.status_code == 429
+    assert "you have asked for 20 mails in the last hour" in text(refused)
+    assert Mailing.objects.count() == 20
+    with time_machine.travel(timezone.now() + timedelta(hours=1, minutes=1)):
+        assert sign_in(grower, "grower").status_code == 302  # a session lasts an hour idle
+        assert sent(grower, [code], recipient="buyer20@example.com").status_code == 303
+
+
+def test_one_recipient_is_sent_at_most_the_day_s_limit_by_everyone(grower, partner, settings):
+    settings.PORTAL_MAILS_PER_RECIPIENT_PER_DAY = 2
+    code = made_with_the_form(grower)
+    assert sent(grower, [code]).status_code == 303
+    assert sent(partner, [code], reply_to="partner@example.com").status_code == 303
+    refused = sent(grower, [code], recipient=HAULIER.upper())
+    assert refused.status_code == 429
+    assert "has been sent 2 mails from this portal in the last day" in text(refused)
+
+
+def test_a_mail_server_that_is_down_loses_nothing_and_the_mail_goes_once_it_is_back(
+    grower, settings
+):
+    server = MailServer()  # chosen, not yet started: nothing answers on its port
+    settings.MAILERS = server.mailer()
+    code = made_with_the_form(grower)
+    sent(grower, [code])
+    job = mail_job()
+    with pytest.raises(TryAgain):  # a worker sends the job again later
+        run(job)
+    waiting = Job.objects.get(pk=job.pk)
+    assert waiting.state == Job.State.QUEUED
+    assert "The mail server could not be reached" in waiting.message
+    assert "Trying again at" in text(grower.get(f"/jobs/{job.pk}/"))
+    server.start()
+    try:
+        assert run(job).state == Job.State.DONE
+        assert len(server.wait_for(1)) == 1
+    finally:
+        server.stop()
+
+
+def test_a_mail_server_still_down_after_every_try_fails_the_job_with_retry(grower, settings):
+    settings.PORTAL_MAIL_TRIES = 1
+    settings.MAILERS = MailServer().mailer()
+    code = made_with_the_form(grower)
+    sent(grower, [code])
+    job = run(mail_job())
+    assert job.state == Job.State.FAILED
+    assert "The mail server could not be reached" in job.message and "Tried 1 times" in job.message
+    listed = text(grower.get(f"/passports/{code}/"))
+    assert f"To {HAULIER}, asked by grower" in listed
+    assert "✗ not sent : The mail server could not be reached" in listed
+    assert "Retry" in text(grower.get(f"/jobs/{job.pk}/"))
+
+
+def test_an_address_the_mail_server_refuses_fails_at_once_in_words(grower, mail_server: MailServer):
+    mail_server.inbox.refusal = "550 5.1.1 No such user here"
+    code = made_with_the_form(grower)
+    sent(grower, [code])
+    job = run(mail_job())
+    assert job.state == Job.State.FAILED
+    assert job.message == (f"The mail server refused the address {HAULIER}: 550 5.1.1 No such "
+                           "user here. Check the address and send it again.")  # fmt: skip
+    assert not mail_server.received
+
+
+def test_a_mail_server_that_says_try_later_is_tried_again(grower, mail_server: MailServer):
+    mail_server.inbox.refusal = "451 4.3.0 Mailbox busy, try again later"
+    code = made_with_the_form(grower)
+    sent(grower, [code])
+    with pytest.raises(TryAgain):
+        run(mail_job())
+    assert "for now (451 4.3.0 Mailbox busy" in Job.objects.get(kind=passport_mail.name).message
+    mail_server.inbox.refusal = ""
+    assert run(mail_job()).state == Job.State.DONE
+    assert len(mail_server.wait_for(1)) == 1
+
+
+def test_a_sender_no_longer_a_contact_when_the_job_runs_sends_nothing(
+    grower, upstream_sandbox, mail_server: MailServer
+):
+    code = made_with_the_form(grower)
+    sent(grower, [code])
+    with no_longer_a_contact(upstream_sandbox, HOLLOWFIELD, "grower"):
+        job = run(mail_job())
+    assert job.state == Job.State.FAILED
+    assert "no longer a registered contact" in job.message
+    assert not mail_server.received
+
+
+def test_a_passport_whose_claim_is_not_valid_now_is_sent_without_a_pdf_and_says_why(
+    grower, upstream_sandbox, mail_server: MailServer
+):
+    code = made_with_the_form(grower)
+    sent(grower, [code])
+    with suspended(upstream_sandbox, HOLLOWFIELD):
+        assert run(mail_job()).state == Job.State.DONE
+    [mail] = mail_server.wait_for(1)
+    assert mail.attachments() == {}
+    assert "No PDF: the Assurance service gives none" in mail.body("plain")

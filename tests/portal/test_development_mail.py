@@ -1,0 +1,71 @@
+"""The mail `make run`'s own mail server keeps (scripts/servers.py: aiosmtpd writing a Maildir),
+shown at /development/mail/ where PORTAL_DEVELOPMENT_MAILBOX names the Maildir, and nowhere
+else: a passport sent by e-mail through that server, then read on the page, its PDF opened."""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from portal.jobs.models import Job
+from scripts import servers
+from tests.jobs import run_queued
+from tests.portal.passports.helpers import text
+from tests.portal.passports.made import made_with_the_form
+from tests.portal.passports.test_mail import HAULIER, mail_form
+from tests.services import wait_for
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def maildir(tmp_path: Path, settings) -> Iterator[Path]:
+    """make run's mail server, on a free port, keeping mail in a Maildir of the test's own."""
+    folder, port = tmp_path / "mail", servers.free_port()
+    process = servers.start_mail_server(folder, port, log=tmp_path / "mail.log")
+    wait_for(lambda: _answers(port), "the mail server")
+    settings.MAILERS = {"default": {"OPTIONS": {"host": servers.LOOPBACK, "port": port}}}
+    settings.PORTAL_DEVELOPMENT_MAILBOX = str(folder)
+    yield folder
+    servers.stop(process)
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection((servers.LOOPBACK, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def test_a_passport_sent_by_e_mail_is_seen_on_the_page_with_its_pdf(grower, client, maildir):
+    assert "No mail yet" in text(client.get("/development/mail/"))
+    code = made_with_the_form(grower)
+    grower.post("/passports/send", mail_form(grower, [code]))
+    assert run_queued("passport-mail").state == Job.State.DONE
+    listed = client.get("/development/mail/")
+    assert f"Crop passport {code} from Hollowfield Farms Ltd" in text(listed)
+    one = re.search(r'href="(/development/mail/[^"]+/)"', listed.content.decode())[1]
+    page = text(client.get(one))
+    assert f"To {HAULIER}" in page and "Reply-To grower@example.com" in page
+    assert f"passport-{code}.pdf application/pdf" in page
+    assert f"http://testserver/p/{code}" in page  # the text part
+    pdf = client.get(f"{one}0")
+    assert pdf["Content-Type"] == "application/pdf" and pdf.content.startswith(b"%PDF")
+    html = client.get(f"{one}html")
+    assert html["Content-Security-Policy"].startswith("sandbox")
+    assert f"/p/{code}" in html.content.decode()
+
+
+def test_it_is_not_there_without_a_development_mailbox(client, settings):
+    settings.PORTAL_DEVELOPMENT_MAILBOX = ""
+    assert client.get("/development/mail/").status_code == 404
+
+
+def test_an_unknown_mail_is_not_found(client, maildir):
+    assert client.get("/development/mail/nothing-here/").status_code == 404
+    assert client.get("/development/mail/../../etc/passwd/").status_code == 404
