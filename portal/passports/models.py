@@ -124,6 +124,10 @@ class Mailing(models.Model):
 
     SENT, SENDING, NOT_SENT = "sent", "sending", "not-sent"
 
+    def passports_in_order(self) -> models.QuerySet[Passport]:
+        """Its passports in the order they were made (a batch's by their place in it)."""
+        return self.passports.order_by("created", "batch_position", "pk")
+
     @property
     def status(self) -> str:
         """SENT once the mail server took it; NOT_SENT if its job failed, was cancelled or is

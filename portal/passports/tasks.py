@@ -259,8 +259,8 @@ def passport_mail(job: Job, credentials: Credentials, progress: Progress) -> Non
     mailing = Mailing.objects.select_related("sender").get(pk=job.params["mailing"])
     if mailing.sent:
         return
-    in_their_order = mailing.passports.order_by("created", "batch_position", "pk")
-    passports = _still_theirs(list(in_their_order.values_list("pk", flat=True)), credentials)
+    in_order_made = mailing.passports_in_order().values_list("pk", flat=True)
+    passports = _still_theirs(list(in_order_made), credentials)
     if not passports:
         raise WorkFailed("Nothing was sent: you are no longer a registered contact of the "
                          "membership of these passports.")  # fmt: skip

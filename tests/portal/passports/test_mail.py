@@ -116,9 +116,12 @@ def test_a_finished_batch_offers_to_send_its_passports(grower, mail_server: Mail
     codes = re.findall(r'name="code" value="([^"]+)"', page.content.decode())
     assert len(codes) == 3
     grower.post("/passports/send", mail_form(grower, codes))
-    assert run(mail_job()).state == Job.State.DONE
+    job = run(mail_job())
+    assert job.state == Job.State.DONE
     [mail] = mail_server.wait_for(1)
-    assert sorted(mail.attachments()) == sorted(f"passport-{code}.pdf" for code in codes)
+    assert list(mail.attachments()) == [f"passport-{code}.pdf" for code in codes]
+    outcome = grower.get(f"/jobs/{job.pk}/").content.decode()
+    assert re.findall(r'class="code" href="/passports/([^/]+)/"', outcome) == codes
 
 
 def test_the_form_sent_twice_sends_one_mail(grower, mail_server: MailServer):
