@@ -173,6 +173,7 @@ INSTALLED_APPS = [
     "portal.standards",
     "portal.jobs",
     "portal.passports",
+    "portal.audit",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -294,6 +295,8 @@ PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
 CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": 5 * 60},
 }
+# How long the audit trail keeps an event (portal/audit), removed by the same sweep.
+PORTAL_AUDIT_DAYS = max(1, env_int("PORTAL_AUDIT_DAYS", 365))
 # Result files of jobs, and how long they are kept (portal/jobs). In production with workers on
 # several machines, point the "jobs" storage at shared object storage (docs/operations.md).
 PORTAL_JOB_RESULT_DAYS = env_int("PORTAL_JOB_RESULT_DAYS", 7)

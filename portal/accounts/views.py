@@ -23,6 +23,7 @@ from portal.assurance.errors import (
     LockoutActive,
     LockoutWarning,
 )
+from portal.audit import events as audit
 from portal.lib.client_address import client_address
 
 WRONG = "The username or password is not right."
@@ -76,9 +77,12 @@ def _attempt(request: HttpRequest, username: str, password: str) -> tuple[str | 
     """Signs in; returns the message to show and the status, or (None, 200) on success."""
     try:
         sign_in(request, username, password)
-    except (SignInRefused, LockoutActive):
+    except (SignInRefused, LockoutActive) as refusal:
+        by = "portal" if isinstance(refusal, SignInRefused) else "service"
+        audit.record(audit.Kind.LOCKOUT_MET, request, username=username[:150], by=by)
         return _locked(_standing(request, username)), 429
     except AuthenticationFailed as failure:
+        audit.record(audit.Kind.SIGN_IN_FAILED, request, username=username[:150])
         return _failed(_standing(request, username), isinstance(failure, LockoutWarning)), 400
     except AssuranceError:
         return UNAVAILABLE, 503

@@ -58,6 +58,23 @@ def cancel(job: Job) -> bool:
     return bool(ended)
 
 
+def retry_as_staff(job: Job) -> bool:
+    """Queues a failed job again with the credentials it kept (staff retrying it from the
+    admin); False if it had not failed, kept none (its sign-in had ended: its owner resumes
+    it), or is of a kind this portal no longer has."""
+    task = job.task
+    if task is None:
+        return False
+    queued = (
+        Job.objects.filter(pk=job.pk, state=Job.State.FAILED).exclude(credential="")
+        .update(state=Job.State.QUEUED, message="", done=0, total=0, started=None,
+                finished=None, touched=timezone.now())
+    )  # fmt: skip
+    if queued:
+        task.delay_on_commit(job.pk)
+    return bool(queued)
+
+
 def resume(request: HttpRequest, job: Job) -> bool:
     """Queues a failed job again with the signed-in owner's current credentials (a job whose
     sign-in had ended, or one that failed). False if the job had not failed, or is of a kind

@@ -40,6 +40,7 @@ from django.utils import timezone
 from portal.accounts import credentials
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired
+from portal.audit import events as audit
 from portal.jobs.models import Job, expiry
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,8 @@ class JobTask(DjangoTask):
     counted = "done"
     # What its progress says of it while it runs, if not "running": "sending".
     running = ""
+    # The audit trail's kind of event for a download of its file, if it records one.
+    downloaded_event = ""
     # A job whose work raises TryAgain: how many tries in all, and the first wait between.
     tries = 1
     first_wait = 30
@@ -216,10 +219,13 @@ def _keep(job: Job, made: ResultFile) -> str:
 
 
 def _fail(job: Job, message: str, *, needs_sign_in: bool = False) -> None:
+    """The job failed. Its owner's credentials stay (encrypted) until it expires, so that staff
+    may retry it from the admin; not those that no longer work."""
     now = timezone.now()
+    kept = {"credential": ""} if needs_sign_in else {}
     Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
         state=Job.State.FAILED, message=message[:300], needs_sign_in=needs_sign_in,
-        credential="", finished=now, touched=now, expires=expiry(now),
+        finished=now, touched=now, expires=expiry(now), **kept,
     )  # fmt: skip
 
 
@@ -255,6 +261,7 @@ class ProgressRecorder:
 def sweep() -> None:
     remove_expired()
     send_lost_again()
+    audit.prune()
 
 
 def remove_expired() -> int:

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HTMX_STOP_POLLING
 
+from portal.audit import events as audit
 from portal.jobs import actions
 from portal.jobs.models import Job
 from portal.lib.htmx import wants_fragment
@@ -107,6 +108,8 @@ def download(request: HttpRequest, job_id: int) -> HttpResponse:
     address = job.task.download_address(job) if job.task is not None else None
     if address:
         return redirect(address)
+    if job.task is not None and job.task.downloaded_event and job.state == Job.State.DONE:
+        audit.record(job.task.downloaded_event, request, job=job.pk)
     return result_response(job)
 
 

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from portal.assurance import records
 from portal.assurance.client import Credentials
+from portal.audit import events as audit
 from portal.passports.models import Passport
 from portal.service import client
 
@@ -81,7 +82,9 @@ def record(
     passport = _row(key, request, made_by)
     passport.batch, passport.batch_position, passport.created = batch, position, asked_at
     passport.keep_record(made)
-    _inserted(passport)
+    if _inserted(passport):
+        audit.record(audit.Kind.PASSPORT_CREATED, user=made_by, code=audit.code_hash(
+            passport.short_code), batch=str(batch), position=position)  # fmt: skip
 
 
 def _row(key: uuid.UUID, request: records.PassportRequest, made_by: AbstractBaseUser) -> Passport:

@@ -29,6 +29,7 @@ from portal.assurance.errors import (
     StatusNotValid,
     Unavailable,
 )
+from portal.audit import events as audit
 from portal.jobs.models import Job
 from portal.jobs.tasks import JobCancelled, JobTask, Progress, ResultFile, TryAgain, WorkFailed
 from portal.lib.bounded import in_order
@@ -149,6 +150,7 @@ RECORDS_AT_ONCE = 200
 
 class ExportTask(JobTask):
     counted = "exported"
+    downloaded_event = audit.Kind.EXPORT_DOWNLOADED
 
 
 @shared_task(base=ExportTask, name="passport-export")
@@ -275,6 +277,7 @@ def passport_mail(job: Job, credentials: Credentials, progress: Progress) -> Non
         mailing.save(update_fields=["message_id"])
     _send(mail_message.mail_of(mailing, fetched, job.params["site"]), mailing.recipient)
     Mailing.objects.filter(pk=mailing.pk).update(sent=timezone.now())
+    audit.record(audit.Kind.MAIL_SENT, user=job.owner, mailing=mailing.pk, passports=len(fetched))
 
 
 def _send(mail: Any, recipient: str) -> None:

@@ -25,6 +25,7 @@ from portal.assurance.errors import (
     StatusNotValid,
     ValidationFailed,
 )
+from portal.audit import events as audit
 from portal.lib.htmx import wants_fragment
 from portal.passports import batches, contacts, making, pdfs
 from portal.passports.forms import CROPS, PassportForm, harvest_year_of
@@ -103,6 +104,7 @@ def _make(request: HttpRequest, form: PassportForm) -> HttpResponse:
         raise
     except AssuranceError as error:
         return _show(request, _refused(request, form, error), status=400)
+    audit.record(audit.Kind.PASSPORT_CREATED, request, code=audit.code_hash(passport.short_code))
     pdfs.start(request, passport.short_code)
     return HttpResponseRedirect(_where(passport, key), status=303)
 

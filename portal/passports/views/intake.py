@@ -14,6 +14,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
+from portal.audit import events as audit
 from portal.headers import permissions_policy
 from portal.passports import intake, lookup
 from portal.passports.forms import IntakeForm
@@ -36,7 +37,10 @@ def check(request: HttpRequest) -> HttpResponse:
         response = _page(request, form, status=429, refusal=refusal)
         response["Retry-After"] = str(refusal.seconds)
         return response
-    check_id = intake.keep(intake.check(entries, allowed))
+    done = intake.check(entries, allowed)
+    audit.record(audit.Kind.INTAKE_CHECK, request, listed=len(entries), checked=len(allowed),
+                 codes=[audit.code_hash(code) for code in allowed])  # fmt: skip
+    check_id = intake.keep(done)
     return HttpResponseRedirect(reverse("passports:checked", args=[check_id]), status=303)
 
 

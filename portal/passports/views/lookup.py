@@ -13,6 +13,7 @@ from django.views.decorators.http import require_safe
 
 from portal.accounts.lookup import LookupAccountMissing
 from portal.assurance.errors import AssuranceError, Unavailable
+from portal.audit import events as audit
 from portal.passports import codes
 from portal.passports.forms import LookUpForm
 from portal.passports.lookup import Allowance, take_a_look_up, verdict
@@ -42,6 +43,7 @@ def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
     allowance = take_a_look_up(request)
     if not allowance.granted:
         return _too_many(request, allowance)
+    audit.record(audit.Kind.LOOK_UP, request, code=audit.code_hash(short_code or code))
     try:
         found = verdict(short_code) if short_code else None
     except LookupAccountMissing:

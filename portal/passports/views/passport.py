@@ -22,6 +22,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import StatusNotValid
+from portal.audit import events as audit
 from portal.jobs.models import Job
 from portal.jobs.views import progress_fragment, result_response
 from portal.lib.htmx import wants_fragment
@@ -73,6 +74,7 @@ def pdf(request: HttpRequest, code: str) -> HttpResponse:
     job = pdfs.latest(request, short_code)
     if job is None or job.state != Job.State.DONE:
         return _to_page(request, short_code)
+    audit.record(audit.Kind.PDF_DOWNLOADED, request, code=audit.code_hash(short_code))
     return result_response(job)
 
 

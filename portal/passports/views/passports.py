@@ -20,6 +20,7 @@ from django_htmx.http import push_url
 from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import NotFound, StatusNotValid
+from portal.audit import events as audit
 from portal.lib.htmx import wants_fragment
 from portal.passports import codes, contacts, exports, listing
 from portal.passports.forms import AddByCodeForm, PassportFilters
@@ -161,6 +162,9 @@ def export(request: HttpRequest) -> HttpResponse:
         messages.error(request, refusal)
         return _back_to_list(request.POST)
     job = exports.start(request, fmt, chosen)
+    audit.record(
+        audit.Kind.EXPORT_REQUESTED, request, job=job.pk, format=fmt, passports=len(chosen)
+    )
     return HttpResponseRedirect(reverse("jobs:job", args=[job.pk]), status=303)
 
 

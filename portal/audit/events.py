@@ -1,0 +1,52 @@
+"""Recording to the audit trail: `record(Event.Kind.SIGN_IN, request)` from the place where the
+thing was done, with the request (for its user, client address and id) or, on a worker, the
+user. Short codes are recorded only as keyed hashes (`code_hash`): the trail can tell that the
+same code was looked up again, not which code it was."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
+
+from portal.audit.models import Event
+from portal.lib.client_address import client_address
+from portal.logs import request_id
+
+Kind = Event.Kind
+
+
+def record(
+    kind: Event.Kind,
+    request: HttpRequest | None = None,
+    *,
+    user: AbstractBaseUser | None = None,
+    username: str = "",
+    **detail: object,
+) -> Event:
+    """Appends one event: by `user` (else the request's signed-in user), from the request's
+    client address, under the request's id (or the job's, on a worker)."""
+    if user is None and request is not None and request.user.is_authenticated:
+        user = request.user
+    return Event.objects.create(
+        kind=kind, user=user, username=username or (user.get_username() if user else ""),
+        client_address=client_address(request) if request is not None else None,
+        request_id=(getattr(request, "request_id", None) or request_id.get() or "")[:64],
+        detail=detail,
+    )  # fmt: skip
+
+
+def code_hash(short_code: str) -> str:
+    """A short code as the trail keeps it: a hash keyed by the portal's secret key."""
+    return salted_hmac("portal.audit.short-code", short_code, algorithm="sha256").hexdigest()[:32]
+
+
+def prune() -> int:
+    """Removes the events past PORTAL_AUDIT_DAYS; how many."""
+    cutoff = timezone.now() - timedelta(days=settings.PORTAL_AUDIT_DAYS)
+    removed, _ = Event.objects.filter(at__lt=cutoff).delete()
+    return removed

@@ -1,0 +1,61 @@
+"""The audit trail: what was done in the portal, by whom, from where and when, appended to and
+never changed. Kept PORTAL_AUDIT_DAYS, then removed by the periodic sweep (docs/operations.md
+says what is recorded and why)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class AppendOnly(Exception):
+    """An audit event was to be changed or deleted one by one: the trail is append-only."""
+
+
+class Event(models.Model):
+    class Kind(models.TextChoices):
+        SIGN_IN = "sign-in", "Signed in"
+        SIGN_OUT = "sign-out", "Signed out"
+        SIGN_IN_FAILED = "sign-in-failed", "Sign-in failed"
+        LOCKOUT_MET = "lockout-met", "Sign-in refused: locked out"
+        SESSIONS_ENDED = "sessions-ended", "Sessions ended by staff"
+        PASSPORT_CREATED = "passport-created", "Passport created"
+        PDF_DOWNLOADED = "pdf-downloaded", "Passport PDF downloaded"
+        MAIL_SENT = "mail-sent", "Passports sent by e-mail"
+        EXPORT_REQUESTED = "export-requested", "Export requested"
+        EXPORT_DOWNLOADED = "export-downloaded", "Export downloaded"
+        LOOK_UP = "look-up", "Passport looked up"
+        INTAKE_CHECK = "intake-check", "Loads checked at intake"
+        STAFF_RIGHTS = "staff-rights", "Staff rights changed"
+
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )  # fmt: skip
+    # The user's name as it was (kept when the user is removed), or the name tried.
+    username = models.CharField(max_length=150, blank=True)
+    client_address = models.GenericIPAddressField(null=True, blank=True)
+    request_id = models.CharField(max_length=64, blank=True)
+    # What else the event holds: counts, kinds, keyed hashes of short codes; never a secret.
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [
+            models.Index(fields=["kind", "-at"]),
+            models.Index(fields=["user", "-at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} ({self.username or 'someone'}, {self.at:%Y-%m-%d %H:%M})"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        if not self._state.adding:
+            raise AppendOnly("An audit event is never changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+        raise AppendOnly("An audit event is removed only by the sweep, once past its keeping.")

@@ -1,0 +1,49 @@
+"""The passports the portal has recorded, and the mailings of them, in Django's admin: to read
+and find (they are the service's records and the mail's history, not to be edited here)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from portal.passports.models import Mailing, Passport
+
+
+class ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Passport)
+class PassportAdmin(ReadOnly):
+    list_display = ("short_code", "business_name", "crop_type", "loading_date", "made_by",
+                    "origin", "created")  # fmt: skip
+    list_filter = ("origin", "crop_type", "harvest_year", "created")
+    search_fields = ("short_code", "business_name", "membership_guid")
+    list_select_related = ("made_by",)
+    date_hierarchy = "created"
+
+
+@admin.register(Mailing)
+class MailingAdmin(ReadOnly):
+    list_display = ("created", "sender", "recipient", "passport_count", "sent")
+    list_filter = ("created", "sent")
+    search_fields = ("recipient", "sender__username", "message_id")
+    list_select_related = ("sender",)
+    date_hierarchy = "created"
+    exclude = ("passports",)
+    readonly_fields = ("codes",)
+
+    @admin.display(description="Passports")
+    def passport_count(self, mailing: Mailing) -> int:
+        return mailing.passports.count()
+
+    @admin.display(description="Short codes")
+    def codes(self, mailing: Mailing) -> str:
+        return ", ".join(p.short_code for p in mailing.passports_in_order())

@@ -1,0 +1,113 @@
+"""Django's admin as staff use it: branded as the portal; a user's sessions ended (they are
+signed out on their next request); a failed job retried, and one cancelled; the passports and
+mailings recorded, to read only. Staff are made with `grant_staff` and sign in as everyone
+does."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+
+from portal.audit.models import Event
+from portal.jobs.models import Job
+from portal.passports.models import Mailing, Passport
+from tests.jobs import run, run_queued
+from tests.mailserver import MailServer
+from tests.portal.accounts.helpers import sign_in, signed_in
+from tests.portal.jobs.conftest import new_job
+from tests.portal.passports.made import made_with_the_form
+from tests.portal.passports.test_mail import mail_form
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(upstream_sandbox) -> Client:
+    """The grower, made a superuser by the command, signed in."""
+    call_command("grant_staff", "grower", "--superuser", stdout=StringIO())
+    return signed_in("grower")
+
+
+def act(staff: Client, model: str, action: str, *objects: object) -> str:
+    response = staff.post(
+        f"/admin/{model}/", {"action": action, "_selected_action": [o.pk for o in objects]},
+        follow=True,
+    )  # fmt: skip
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_admin_is_the_portal_s(staff):
+    page = staff.get("/admin/").content.decode()
+    assert "Assurance portal administration" in page
+    for listed in ("Audit trail", "Passports", "Mailings", "Jobs", "Users"):
+        assert listed in page
+
+
+def test_staff_end_every_session_of_a_user_who_is_then_signed_out(staff):
+    partner, elsewhere = signed_in("partner"), signed_in("partner")
+    assert partner.get("/passports/").status_code == 200
+    user = get_user_model().objects.get(username="partner")
+    said = act(staff, "auth/user", "end_all_sessions", user)
+    assert "Every session of 1 user(s) is ended." in said
+    for client in (partner, elsewhere):
+        assert client.get("/passports/")["Location"].startswith("/accounts/sign-in/")
+    ended = Event.objects.get(kind=Event.Kind.SESSIONS_ENDED)
+    assert ended.user.username == "grower" and ended.detail["ended_for"] == "partner"
+    assert sign_in(partner, "partner").status_code == 302  # and may sign in again
+    assert partner.get("/passports/").status_code == 200
+    assert staff.get("/passports/").status_code == 200  # nobody else's sessions ended
+
+
+def test_a_failed_job_is_retried_from_the_admin_as_its_owner(staff, settings):
+    settings.PORTAL_MAIL_TRIES = 1
+    server = MailServer()  # not started: the first try fails
+    settings.MAILERS = server.mailer()
+    code = made_with_the_form(staff)
+    staff.post("/passports/send", mail_form(staff, [code]))
+    failed = run_queued("passport-mail")
+    assert failed.state == Job.State.FAILED
+    server.start()
+    try:
+        assert "1 job(s) queued again." in act(staff, "jobs/job", "retry_jobs", failed)
+        assert run(failed).state == Job.State.DONE
+        assert len(server.wait_for(1)) == 1
+    finally:
+        server.stop()
+    assert Mailing.objects.get().sent is not None
+
+
+def test_a_job_whose_sign_in_ended_is_left_to_its_owner(staff):
+    job = run(new_job(staff, credential="not-a-token-at-all"))
+    assert job.state == Job.State.FAILED and job.needs_sign_in
+    said = act(staff, "jobs/job", "retry_jobs", job)
+    assert "0 job(s) queued again." in said and "their owner must sign in again" in said
+    assert Job.objects.get(pk=job.pk).state == Job.State.FAILED
+
+
+def test_a_job_under_way_is_cancelled_from_the_admin(staff):
+    job = new_job(staff)
+    assert "1 job(s) cancelled." in act(staff, "jobs/job", "cancel_jobs", job)
+    assert Job.objects.get(pk=job.pk).state == Job.State.CANCELLED
+
+
+def test_passports_and_mailings_are_there_to_read_not_to_change(staff, mail_server):
+    code = made_with_the_form(staff)
+    staff.post("/passports/send", mail_form(staff, [code]))
+    passport, mailing = Passport.objects.get(), Mailing.objects.get()
+    assert code in staff.get("/admin/passports/passport/").content.decode()
+    assert code in staff.get(f"/admin/passports/mailing/{mailing.pk}/change/").content.decode()
+    assert staff.post(f"/admin/passports/passport/{passport.pk}/change/", {}).status_code == 403
+    assert (
+        staff.post(f"/admin/passports/mailing/{mailing.pk}/delete/", {"post": "yes"}).status_code
+        == 403
+    )
+
+
+def test_only_staff_reach_the_admin(upstream_sandbox, client):
+    assert client.get("/admin/")["Location"].startswith("/admin/login/")
+    assert signed_in("partner").get("/admin/", follow=True).status_code == 403

@@ -1,0 +1,195 @@
+"""The audit trail: each event written once, with its time, user, client address and request
+id, short codes only as keyed hashes; read-only in the admin, append-only in the code, and
+pruned by the sweep once past PORTAL_AUDIT_DAYS."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+import time_machine
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+from django.utils import timezone
+
+from portal.audit.models import AppendOnly, Event
+from portal.jobs.models import Job
+from portal.jobs.tasks import sweep
+from tests.jobs import run, run_queued
+from tests.portal.accounts.helpers import sign_in, sign_in_from
+from tests.portal.passports.made import filled, made_with_the_form
+from tests.portal.passports.test_mail import mail_form
+
+pytestmark = pytest.mark.django_db
+
+Kind = Event.Kind
+
+
+def events(kind: Event.Kind) -> list[Event]:
+    return list(Event.objects.filter(kind=kind).order_by("pk"))
+
+
+def the_one(kind: Event.Kind) -> Event:
+    found = events(kind)
+    assert len(found) == 1, f"{len(found)} {kind} events"
+    return found[0]
+
+
+def staff(username: str = "grower") -> Client:
+    call_command("grant_staff", username, "--superuser", stdout=StringIO())
+    client = Client()
+    assert sign_in(client, username).status_code == 302
+    return client
+
+
+def test_a_sign_in_and_a_sign_out_are_recorded_with_who_where_and_the_request(
+    client, upstream_sandbox, settings
+):
+    settings.PORTAL_TRUSTED_PROXIES = ["127.0.0.1"]
+    assert sign_in_from(client, "203.0.113.7").status_code == 302
+    signed_in = the_one(Kind.SIGN_IN)
+    assert (signed_in.username, signed_in.user.username) == ("grower", "grower")
+    assert signed_in.client_address == "203.0.113.7"
+    assert len(signed_in.request_id) == 32
+    assert timezone.now() - signed_in.at < timedelta(seconds=10)
+    client.post("/accounts/sign-out/", headers={"X-Forwarded-For": "203.0.113.7"})
+    assert the_one(Kind.SIGN_OUT).user == signed_in.user
+
+
+def test_a_failed_sign_in_names_the_username_tried(client, upstream_sandbox, fresh_lockouts):
+    assert sign_in(client, "grower", "not-the-password").status_code == 400
+    failed = the_one(Kind.SIGN_IN_FAILED)
+    assert (failed.username, failed.user) == ("grower", None)
+    assert failed.client_address == "127.0.0.1"
+    assert not events(Kind.SIGN_IN)
+
+
+def test_a_sign_in_refused_by_the_portal_s_limit_is_a_lockout_met(
+    client, upstream_sandbox, fresh_lockouts, settings
+):
+    settings.PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = 1
+    sign_in(client, "grower", "wrong-1")
+    assert sign_in(client, "grower", "wrong-2").status_code == 429
+    met = the_one(Kind.LOCKOUT_MET)
+    assert met.username == "grower" and met.detail == {"by": "portal"}
+    assert len(events(Kind.SIGN_IN_FAILED)) == 1
+
+
+def test_a_passport_made_is_recorded_with_its_code_only_as_a_keyed_hash(grower):
+    code = made_with_the_form(grower)
+    made = the_one(Kind.PASSPORT_CREATED)
+    assert made.user.username == "grower" and len(made.detail["code"]) == 32
+    assert code not in json.dumps(made.detail) and code.replace("-", "") not in json.dumps(
+        made.detail
+    )
+
+
+def test_each_passport_of_a_batch_is_recorded_once(grower):
+    grower.post("/passports/new", filled(grower, loads="3"))
+    job = Job.objects.get(kind="passport-batch")
+    run(job)
+    run(job)  # its message delivered twice: nothing more is made or recorded
+    made = events(Kind.PASSPORT_CREATED)
+    assert [event.detail["position"] for event in made] == [0, 1, 2]
+    assert len({event.detail["code"] for event in made}) == 3
+
+
+def test_a_pdf_downloaded_is_recorded(grower):
+    code = made_with_the_form(grower)
+    run_queued("passport-pdf")
+    assert grower.get(f"/passports/{code}/pdf").status_code == 200
+    assert the_one(Kind.PDF_DOWNLOADED).user.username == "grower"
+
+
+def test_a_mail_sent_is_recorded_once_sent(grower, mail_server):
+    code = made_with_the_form(grower)
+    grower.post("/passports/send", mail_form(grower, [code]))
+    assert not events(Kind.MAIL_SENT)
+    run_queued("passport-mail")
+    assert the_one(Kind.MAIL_SENT).detail["passports"] == 1
+
+
+def test_an_export_requested_and_downloaded_is_recorded(grower):
+    code = made_with_the_form(grower)
+    grower.post("/passports/export", {"format": "zip", "scope": "ticked", "code": [code]})
+    job = run_queued("passport-export")
+    requested = the_one(Kind.EXPORT_REQUESTED)
+    assert requested.detail == {"job": job.pk, "format": "zip", "passports": 1}
+    assert not events(Kind.EXPORT_DOWNLOADED)
+    assert grower.get(f"/jobs/{job.pk}/download/").status_code == 200
+    assert the_one(Kind.EXPORT_DOWNLOADED).detail == {"job": job.pk}
+
+
+def test_a_look_up_and_an_intake_check_keep_no_code(client, upstream_sandbox):
+    assert client.get("/p/7KXM4-QHT2W").status_code == 200
+    looked_up = the_one(Kind.LOOK_UP)
+    assert looked_up.user is None and looked_up.client_address == "127.0.0.1"
+    form = client.get("/p/check")
+    token = form.cookies["csrftoken"].value if "csrftoken" in form.cookies else ""
+    client.post("/p/check", {"codes": "7KXM4-QHT2W\nZZZZZ-ZZZZZ\nhello",
+                             "csrfmiddlewaretoken": token})  # fmt: skip
+    checked = the_one(Kind.INTAKE_CHECK)
+    assert checked.detail["listed"] == 3 and checked.detail["checked"] == 2
+    assert checked.detail["codes"][0] == looked_up.detail["code"]  # the same code, the same hash
+    written = json.dumps([looked_up.detail, checked.detail])
+    assert "7KXM4" not in written and "QHT2W" not in written
+
+
+def test_staff_rights_changed_by_the_command_and_in_the_admin_are_recorded(upstream_sandbox, db):
+    admin = staff("grower")
+    granted = the_one(Kind.STAFF_RIGHTS)
+    assert granted.user.username == "grower"
+    assert granted.detail == {"is_staff": True, "is_superuser": True}
+    sign_in(Client(), "partner")
+    partner = get_user_model().objects.get(username="partner")
+    page = admin.get(f"/admin/auth/user/{partner.pk}/change/")
+    assert page.status_code == 200
+    form = {"username": "partner", "is_active": "on", "is_staff": "on",
+            "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00",
+            "initial-date_joined_0": "2026-01-01", "initial-date_joined_1": "00:00:00"}  # fmt: skip
+    changed = admin.post(f"/admin/auth/user/{partner.pk}/change/", form)
+    assert changed.status_code == 302, changed.content.decode()[:3000]
+    made_staff = events(Kind.STAFF_RIGHTS)[-1]
+    assert made_staff.user == partner and made_staff.detail == {"is_staff": True}
+
+
+def test_the_admin_shows_the_trail_and_changes_none_of_it(upstream_sandbox, db):
+    admin = staff("grower")
+    event = the_one(Kind.STAFF_RIGHTS)
+    listed = admin.get("/admin/audit/event/?kind=staff-rights")
+    assert listed.status_code == 200 and "Staff rights changed" in listed.content.decode()
+    assert admin.get(f"/admin/audit/event/{event.pk}/change/").status_code == 200  # to read
+    assert (
+        admin.post(f"/admin/audit/event/{event.pk}/change/", {"kind": "look-up"}).status_code == 403
+    )
+    assert admin.post(f"/admin/audit/event/{event.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert admin.get("/admin/audit/event/add/").status_code == 403
+    bulk = admin.post(
+        "/admin/audit/event/", {"action": "delete_selected", "_selected_action": [event.pk]}
+    )
+    assert Event.objects.filter(pk=event.pk, kind=Kind.STAFF_RIGHTS).exists(), bulk.status_code
+
+
+def test_an_event_is_never_changed_or_deleted_one_by_one(grower):
+    event = the_one(Kind.SIGN_IN)
+    event.username = "someone else"
+    with pytest.raises(AppendOnly):
+        event.save()
+    with pytest.raises(AppendOnly):
+        event.delete()
+    assert Event.objects.get(pk=event.pk).username == "grower"
+
+
+def test_the_sweep_removes_events_past_their_keeping(grower, settings):
+    settings.PORTAL_AUDIT_DAYS = 30
+    kept = Event.objects.count()
+    assert kept >= 1
+    with time_machine.travel(timezone.now() + timedelta(days=29)):
+        sweep()
+        assert Event.objects.count() == kept
+    with time_machine.travel(timezone.now() + timedelta(days=31)):
+        sweep()
+        assert Event.objects.count() == 0
