@@ -2,8 +2,9 @@
 
     gunicorn --config deploy/gunicorn.conf.py portal.wsgi:application
 
-Every value comes from the environment. The portal's own worker and its limits on a request's
-head are portal/gunicorn_config.py's, as under `make run`.
+Every value comes from the environment. The portal's own worker, its limits on a request's
+head and the hooks that keep the workers' metrics (PROMETHEUS_MULTIPROC_DIR, a temporary folder
+if unset; docs/operations.md, Metrics) are portal/gunicorn_config.py's, as under `make run`.
 
 PORTAL_BIND       where to listen: 127.0.0.1:8000 (several, comma-separated)
 PORTAL_WORKERS    processes: by default half the CPUs this process may use, at least 2 (two
@@ -22,9 +23,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from portal.gunicorn_config import (
+    child_exit,
     limit_request_field_size,
     limit_request_fields,
     limit_request_line,
+    on_exit,
+    on_starting,
+    post_fork,
+    pre_fork,
     worker_class,
 )
 
@@ -57,7 +63,8 @@ graceful_timeout = 35
 # nginx keeps no idle connection to the portal (deploy/nginx/portal.conf.template): a few
 # seconds for any other client that does.
 keepalive = 5
-# Workers are replaced now and then, a few at a time, should memory ever creep up.
+# Workers are replaced now and then, a few at a time, should memory ever creep up (each
+# replacement takes over its predecessor's metrics files: portal/operations/processes.py).
 max_requests = 5000
 max_requests_jitter = 500
 
@@ -77,8 +84,13 @@ capture_output = True
 preload_app = False
 
 __all__ = [
+    "child_exit",
     "limit_request_field_size",
     "limit_request_fields",
     "limit_request_line",
+    "on_exit",
+    "on_starting",
+    "post_fork",
+    "pre_fork",
     "worker_class",
 ]

@@ -1,6 +1,8 @@
 """The Celery app: jobs run on workers, configured from the Django settings (CELERY_*). Each
 worker writes a heartbeat for /readyz (portal/jobs/heartbeat.py), and its records carry the id
-of the request that sent the job, in the portal's log format (portal/logs.py)."""
+of the request that sent the job, in the portal's log format (portal/logs.py). With
+PROMETHEUS_MULTIPROC_DIR set, each process of its pool writes its metrics under the slot of its
+index in the pool, which its replacement takes over (portal/operations/processes.py)."""
 
 import os
 
@@ -8,6 +10,7 @@ from celery import Celery, signals
 
 from portal import logs
 from portal.jobs import heartbeat
+from portal.operations import processes
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
@@ -17,6 +20,8 @@ app.autodiscover_tasks()
 
 signals.worker_ready.connect(heartbeat.start, weak=False)
 signals.worker_shutting_down.connect(heartbeat.stop, weak=False)
+signals.worker_process_init.connect(processes.claim_pool_slot, weak=False)
+signals.worker_process_shutdown.connect(processes.release_pool_slot, weak=False)
 signals.before_task_publish.connect(logs.send_request_id, weak=False)
 signals.task_prerun.connect(logs.take_request_id, weak=False)
 signals.task_postrun.connect(logs.drop_request_id, weak=False)

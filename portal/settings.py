@@ -6,6 +6,7 @@ SECRET_KEY (without it and DEBUG, the portal refuses to start), ALLOWED_HOSTS, P
 DATABASE_URL, REDIS_URL and ASSURANCE_BASE_URL (docs/operations.md).
 """
 
+import ipaddress
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -173,6 +174,7 @@ INSTALLED_APPS = [
     "portal.standards",
     "portal.jobs",
     "portal.passports",
+    "portal.operations",
     "portal.audit",
     "django.contrib.admin",
     "django.contrib.auth",
@@ -185,6 +187,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "portal.logs.RequestLogMiddleware",  # first: every request logged, with its id
+    "portal.operations.metrics.RequestMetricsMiddleware",  # and counted, with its time
     "django.middleware.security.SecurityMiddleware",
     "portal.headers.HeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -295,6 +298,8 @@ PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
 CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": 5 * 60},
 }
+# How long the staff dashboard's record of the service's calls is kept (portal/operations).
+PORTAL_DASHBOARD_DAYS = max(2, env_int("PORTAL_DASHBOARD_DAYS", 30))
 # How long the audit trail keeps an event (portal/audit), removed by the same sweep.
 PORTAL_AUDIT_DAYS = max(1, env_int("PORTAL_AUDIT_DAYS", 365))
 # Result files of jobs, and how long they are kept (portal/jobs). In production with workers on
@@ -387,6 +392,18 @@ if STATIC_ROOT:
     STORAGES["staticfiles"] = {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
+
+# --- metrics for operators' tools (portal/operations) ---------------------------------------------
+# /metrics answers these client addresses and networks (comma-separated), and requests with
+# this bearer token (PORTAL_METRICS_TOKEN_FILE: from a file); anyone else gets 404.
+try:
+    PORTAL_METRICS_ALLOWED = [
+        ipaddress.ip_network(allowed, strict=False)
+        for allowed in env_list("PORTAL_METRICS_ALLOWED") or ["127.0.0.1", "::1"]
+    ]
+except ValueError as error:
+    raise ImproperlyConfigured(f"PORTAL_METRICS_ALLOWED: {error}") from None
+PORTAL_METRICS_TOKEN = env_str("PORTAL_METRICS_TOKEN", "")
 
 # --- logs (portal/logs.py) ------------------------------------------------------------------------
 # To standard output: one JSON object a line in production, plain lines in development.

@@ -8,10 +8,12 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.health, name="health"),
     path("readyz", health.ready, name="ready"),
+    path("", include("portal.operations.urls")),  # /metrics, for operators' tools
     path("memberships/", views.memberships, name="memberships"),
     path("accounts/", include("portal.accounts.urls")),
     path("standards/", include("portal.standards.urls")),
     path("jobs/", include("portal.jobs.urls")),
+    path("staff/", include("portal.operations.dashboard_urls")),
     path("", include("portal.passports.urls")),
     # Staff sign in like everyone else: through the Assurance service.
     path("admin/login/", admin_sign_in),

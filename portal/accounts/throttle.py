@@ -43,6 +43,7 @@ from portal.assurance.errors import (
     LockoutActive,
     LockoutWarning,
 )
+from portal.operations import metrics
 from portal.service import client
 
 ATTEMPTS = "attempts"  # the client address's attempts in the last minute, failed or not
@@ -76,8 +77,23 @@ def login(username: str, password: str, *, client_address: str | None) -> record
     """The service's login, within the portal's limits and counted by them.
 
     `client_address` is the end user's (None for the portal's own sign-ins). Raises
-    SignInRefused, or the client's errors (AuthenticationFailed, LockoutWarning, ...).
+    SignInRefused, or the client's errors (AuthenticationFailed, LockoutWarning, ...). Each
+    failure is counted for operators' tools (portal/operations/metrics.py).
     """
+    try:
+        return _login(username, password, client_address)
+    except SignInRefused:
+        metrics.sign_in_failed(metrics.REFUSED)
+        raise
+    except LockoutActive:
+        metrics.sign_in_failed(metrics.LOCKED_OUT)
+        raise
+    except AuthenticationFailed:
+        metrics.sign_in_failed(metrics.WRONG_CREDENTIALS)
+        raise
+
+
+def _login(username: str, password: str, client_address: str | None) -> records.Authorization:
     forwarded = client_address if settings.ASSURANCE_FORWARDS_CLIENT_ADDRESS else None
     if client_address and _attempts(client_address).reserve() > _attempts(client_address).allowed:
         raise SignInRefused()

@@ -65,7 +65,18 @@ class Job(models.Model):
 
     class Meta:
         ordering = ["-created"]
-        indexes = [models.Index(fields=["owner", "-created"])]
+        indexes = [
+            models.Index(fields=["owner", "-created"]),
+            # /metrics counts the jobs waiting or running, and those ended in the last hour,
+            # through these two: its work grows with neither the jobs kept nor those ever made
+            # (portal/operations/collectors.py).
+            models.Index(
+                fields=["state", "kind", "touched"],
+                condition=models.Q(state__in=["queued", "running"]),
+                name="jobs_job_waiting_or_running",
+            ),
+            models.Index(fields=["finished"], name="jobs_job_finished"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.state})"

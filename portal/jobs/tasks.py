@@ -42,6 +42,7 @@ from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired
 from portal.audit import events as audit
 from portal.jobs.models import Job, expiry
+from portal.operations import recording
 
 log = logging.getLogger(__name__)
 
@@ -262,6 +263,7 @@ def sweep() -> None:
     remove_expired()
     send_lost_again()
     audit.prune()
+    recording.prune()
 
 
 def remove_expired() -> int:

@@ -7,6 +7,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
+from django.db import connections
+
 
 def in_order[T, R](
     items: Iterable[T],
@@ -19,6 +21,15 @@ def in_order[T, R](
     false no more items are asked for, and those asked already are still given. Stopping
     early (closing the iterator) cancels what has not started and waits for what has."""
     pending = iter(items)
+
+    def ask_and_close(item: T) -> R:
+        try:
+            return ask(item)
+        finally:
+            # A call's report is recorded in the database (portal/operations/recording.py):
+            # the thread's own connection, closed rather than left to a thread that ends.
+            connections.close_all()
+
     with ThreadPoolExecutor(bound, "asking") as pool:
         ahead: deque[tuple[T, Future[R]]] = deque()
         try:
@@ -27,7 +38,7 @@ def in_order[T, R](
                     item = next(pending, _NONE)
                     if item is _NONE:
                         break
-                    ahead.append((item, pool.submit(ask, item)))
+                    ahead.append((item, pool.submit(ask_and_close, item)))
                 if not ahead:
                     return
                 item, asked = ahead.popleft()

@@ -27,6 +27,7 @@ from portal.accounts.lookup import call_as_lookup_account
 from portal.assurance import records
 from portal.assurance.errors import NotFound, StatusNotValid
 from portal.lib.client_address import client_address
+from portal.operations import metrics
 from portal.passports.sheet import sheet
 from portal.service import client
 
@@ -139,6 +140,8 @@ def _allowance(request: HttpRequest, *, increment: bool) -> Allowance:
         limit = _per_minute(request)
         return Allowance(granted=True, left=limit, limit=limit, seconds=60)
     limit = usage["limit"]
+    if increment and usage["should_limit"]:
+        metrics.look_up_limited(signed_in=request.user.is_authenticated)
     return Allowance(
         granted=not usage["should_limit"],
         left=max(0, limit - usage["count"]),

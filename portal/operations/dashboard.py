@@ -1,0 +1,306 @@
+"""The staff dashboard's figures (`/staff/`), from what the portal records as it works: the
+Assurance service's calls by minute (portal/operations/models.py), the jobs, the audit trail
+(portal/audit) and the sessions. Each is an aggregate over a bounded time (the last hour, day,
+two days or 30 days) read through an index: none grows with the records ever made beyond that.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+from django.conf import settings
+from django.contrib.sessions.models import Session
+from django.core.cache import cache
+from django.db.models import Count, Min, Q, Sum
+from django.db.models.functions import TruncDate, TruncHour
+from django.utils import timezone
+
+from portal import health
+from portal.audit.models import Event
+from portal.jobs import heartbeat
+from portal.jobs.models import Job
+from portal.operations.models import BAND_FIELDS, BANDS_MS, ServiceCalls, ServiceError
+
+DOWN_SINCE_KEY = "dashboard:service-down-since"
+JOB_WAIT_WARNING = timedelta(minutes=5)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A line of "Now": its subject, whether all is well, the figure and what it means."""
+
+    subject: str
+    ok: bool
+    figure: str
+    words: str
+
+
+def now() -> list[Verdict]:
+    return [_service(), _workers(), _oldest_waiting(), _lockouts(), _errors()]
+
+
+def _service() -> Verdict:
+    try:
+        health.upstream()
+    except health.Down as down:
+        cache.add(DOWN_SINCE_KEY, time.time(), None)
+        since = timezone.localtime(
+            datetime.fromtimestamp(cache.get(DOWN_SINCE_KEY, time.time()), tz=UTC)
+        )
+        return Verdict("The Assurance service", False, "Not answering",
+                       f"Not answering since {since:%H:%M:%S} ({down}).")  # fmt: skip
+    cache.delete(DOWN_SINCE_KEY)
+    return Verdict("The Assurance service", True, "Answering", "It answers the portal now.")
+
+
+def _workers() -> Verdict:
+    last = heartbeat.last()
+    if last is None:
+        seconds = settings.PORTAL_WORKER_HEARTBEAT_SECONDS
+        words = f"No worker has written a heartbeat in the last {seconds} s: jobs wait."
+        return Verdict("Workers", False, "None alive", words)
+    return Verdict("Workers", True, "Alive", f"The last heartbeat was {last[1]:.0f} s ago.")
+
+
+def _oldest_waiting() -> Verdict:
+    oldest = Job.objects.filter(state=Job.State.QUEUED).aggregate(Min("created"))["created__min"]
+    if oldest is None:
+        return Verdict("Jobs waiting", True, "None", "No job is waiting to start.")
+    waited = timezone.now() - oldest
+    ok = waited < JOB_WAIT_WARNING
+    return Verdict("Oldest job waiting", ok, _duration(waited),
+                   "Workers are keeping up." if ok else "Jobs wait longer than they should: "
+                   "are the workers running, and enough of them?")  # fmt: skip
+
+
+def _lockouts() -> Verdict:
+    window = timedelta(seconds=settings.PORTAL_SIGN_IN_WINDOW_SECONDS)
+    met = Event.objects.filter(kind=Event.Kind.LOCKOUT_MET, at__gte=timezone.now() - window)
+    count = met.count()
+    return Verdict("Lockouts in force", count == 0, str(count),
+                   f"Sign-ins refused for repeated failures in the last {_duration(window)}."
+                   )  # fmt: skip
+
+
+def _errors() -> Verdict:
+    hour = ServiceCalls.objects.filter(minute__gte=timezone.now() - timedelta(hours=1))
+    totals = hour.aggregate(calls=Sum("calls"), errors=Sum("errors"))
+    calls, errors = totals["calls"] or 0, totals["errors"] or 0
+    rate = errors / calls if calls else 0.0
+    return Verdict("Errors calling the service", rate < 0.05, _percent(rate),
+                   f"{errors} of {calls} calls in the last hour failed.")  # fmt: skip
+
+
+# --- the Assurance service ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    name: str
+    calls: int
+    errors: int
+    median: str
+    p95: str
+
+    @property
+    def error_rate(self) -> str:
+        return _percent(self.errors / self.calls if self.calls else 0.0)
+
+
+def operations(since: timedelta) -> list[Operation]:
+    """Each operation's calls since `since` ago: how many, errors, median and 95th percentile
+    (as the band of time they fall in)."""
+    rows = (
+        ServiceCalls.objects.filter(minute__gte=timezone.now() - since)
+        .values("operation")
+        .annotate(calls_=Sum("calls"), errors_=Sum("errors"), **_band_sums())
+        .order_by("operation")
+    )
+    return [
+        Operation(
+            row["operation"],
+            row["calls_"],
+            row["errors_"],
+            _quantile(row, 0.5),
+            _quantile(row, 0.95),
+        )
+        for row in rows
+    ]
+
+
+def last_errors(count: int = 10) -> list[ServiceError]:
+    return list(ServiceError.objects.all()[:count])
+
+
+def _band_sums() -> dict[str, Sum]:
+    return {f"{name}_": Sum(name) for name in BAND_FIELDS}
+
+
+def _quantile(row: dict, q: float) -> str:
+    total = sum(row[f"{name}_"] or 0 for name in BAND_FIELDS)
+    if not total:
+        return "—"
+    seen = 0
+    for bound, name in zip(BANDS_MS, BAND_FIELDS, strict=True):
+        seen += row[f"{name}_"] or 0
+        if seen >= q * total:
+            return f"under {bound:,} ms" if bound else f"over {BANDS_MS[-2]:,} ms"
+    return "—"
+
+
+# --- use -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    label: str
+    value: int
+    note: str = ""
+
+
+USE = (
+    ("Sign-ins", Q(kind=Event.Kind.SIGN_IN)),
+    ("Failed sign-ins", Q(kind=Event.Kind.SIGN_IN_FAILED)),
+    ("Lockouts met", Q(kind=Event.Kind.LOCKOUT_MET)),
+    ("Look-ups", Q(kind=Event.Kind.LOOK_UP)),
+    ("Intake checks", Q(kind=Event.Kind.INTAKE_CHECK)),
+    (
+        "Passports made one at a time",
+        Q(kind=Event.Kind.PASSPORT_CREATED) & ~Q(detail__has_key="batch"),
+    ),
+    ("Passports made in batches", Q(kind=Event.Kind.PASSPORT_CREATED, detail__has_key="batch")),
+    ("PDFs downloaded", Q(kind=Event.Kind.PDF_DOWNLOADED)),
+    ("Mails sent", Q(kind=Event.Kind.MAIL_SENT)),
+    ("Exports", Q(kind=Event.Kind.EXPORT_REQUESTED)),
+)
+
+
+def use(since: timedelta) -> list[Figure]:
+    """What was done since `since` ago, from the audit trail (one query), and the sessions
+    active now."""
+    counts = Event.objects.filter(at__gte=timezone.now() - since).aggregate(
+        **{f"use_{n}": Count("pk", filter=condition) for n, (_, condition) in enumerate(USE)}
+    )
+    figures = [Figure(label, counts[f"use_{n}"]) for n, (label, _) in enumerate(USE)]
+    active = Session.objects.filter(expire_date__gt=timezone.now()).count()
+    return [*figures, Figure("Active sessions", active, "now")]
+
+
+# --- jobs ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class JobCounts:
+    kind: str
+    by_state: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def in_order(self) -> list[int]:
+        """The counts in the order of JOB_STATES."""
+        return [self.by_state.get(state, 0) for state in JOB_STATES]
+
+
+JOB_STATES = (Job.State.QUEUED, Job.State.RUNNING, Job.State.FAILED, Job.State.DONE)
+
+
+def jobs(since: timedelta) -> list[JobCounts]:
+    """The jobs made since `since` ago, by kind and state."""
+    rows = (
+        Job.objects.filter(created__gte=timezone.now() - since)
+        .values("kind", "state")
+        .annotate(count=Count("pk"))
+        .order_by("kind")
+    )
+    kinds: dict[str, JobCounts] = {}
+    for row in rows:
+        kinds.setdefault(row["kind"], JobCounts(row["kind"])).by_state[row["state"]] = row["count"]
+    return list(kinds.values())
+
+
+# --- charts --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    label: str
+    value: int
+    x: float
+    y: float
+    height: float
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    """A bar chart drawn by the template as SVG, in a box of WIDTH x HEIGHT."""
+
+    title: str
+    description: str
+    bars: list[Bar]
+    largest: int
+    bar_width: float
+
+    WIDTH, HEIGHT = 600, 160
+
+
+def bar_chart(title: str, description: str, values: list[tuple[str, int]]) -> Chart:
+    largest = max((value for _, value in values), default=0)
+    width = Chart.WIDTH / max(1, len(values))
+    bars = []
+    for position, (label, value) in enumerate(values):
+        height = (value / largest) * (Chart.HEIGHT - 10) if largest else 0
+        bars.append(Bar(label, value, position * width, Chart.HEIGHT - height, height))
+    return Chart(title, description, bars, largest, max(1.0, width - 2))
+
+
+def passports_a_day(days: int = 30) -> Chart:
+    today = timezone.localdate()
+    first = today - timedelta(days=days - 1)
+    made = (
+        Event.objects.filter(kind=Event.Kind.PASSPORT_CREATED, at__date__gte=first)
+        .annotate(day=TruncDate("at"))
+        .values("day")
+        .annotate(count=Count("pk"))
+    )
+    by_day: dict[date, int] = {row["day"]: row["count"] for row in made}
+    values = [(f"{first + timedelta(days=n):%d %b}", by_day.get(first + timedelta(days=n), 0))
+              for n in range(days)]  # fmt: skip
+    return bar_chart("Passports made a day", f"Passports made each day of the last {days} days.",
+                     values)  # fmt: skip
+
+
+def service_by_hour(hours: int = 48) -> tuple[Chart, Chart]:
+    """The service's calls and its errors by hour over the last `hours`."""
+    start = timezone.now().replace(minute=0, second=0, microsecond=0) - timedelta(hours=hours - 1)
+    rows = (
+        ServiceCalls.objects.filter(minute__gte=start)
+        .annotate(hour=TruncHour("minute"))
+        .values("hour")
+        .annotate(calls_=Sum("calls"), errors_=Sum("errors"))
+    )
+    found = {timezone.localtime(row["hour"]): row for row in rows}
+    slots = [timezone.localtime(start + timedelta(hours=n)) for n in range(hours)]
+    calls = [(f"{slot:%d %b %H:00}", (found.get(slot) or {}).get("calls_") or 0) for slot in slots]
+    errors = [
+        (f"{slot:%d %b %H:00}", (found.get(slot) or {}).get("errors_") or 0) for slot in slots
+    ]
+    return (
+        bar_chart("Calls to the service by hour", f"Calls each hour over the last {hours} hours.",
+                  calls),
+        bar_chart("Errors by hour", f"Failed calls each hour over the last {hours} hours.",
+                  errors),
+    )  # fmt: skip
+
+
+def _duration(span: timedelta) -> str:
+    seconds = int(span.total_seconds())
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 2 * 3600:
+        return f"{seconds // 60} min"
+    return f"{seconds // 3600} h"
+
+
+def _percent(rate: float) -> str:
+    return f"{rate:.1%}"

@@ -1,0 +1,56 @@
+"""What the staff dashboard reads of the Assurance service, recorded as the portal calls it: the
+calls of each minute by operation (how many, how many failed, and how many fell in each band of
+time taken), and the last errors. Kept PORTAL_DASHBOARD_DAYS, pruned by the periodic sweep, so the
+dashboard's work does not grow with the calls ever made."""
+
+from __future__ import annotations
+
+from django.db import models
+
+# The upper bounds of the bands of time a call took, in milliseconds (the last: any longer).
+BANDS_MS = (50, 100, 250, 500, 1000, 2500, 5000, None)
+BAND_FIELDS = tuple(f"under_{bound}" if bound else "slower" for bound in BANDS_MS)
+
+
+class ServiceCalls(models.Model):
+    """The calls of one minute, of one operation, made by one writer (a thread of a process):
+    no two writers ever wait on one row, and the dashboard adds them up."""
+
+    minute = models.DateTimeField()
+    operation = models.CharField(max_length=40)
+    writer = models.CharField(max_length=40)
+    calls = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
+    under_50 = models.PositiveIntegerField(default=0)
+    under_100 = models.PositiveIntegerField(default=0)
+    under_250 = models.PositiveIntegerField(default=0)
+    under_500 = models.PositiveIntegerField(default=0)
+    under_1000 = models.PositiveIntegerField(default=0)
+    under_2500 = models.PositiveIntegerField(default=0)
+    under_5000 = models.PositiveIntegerField(default=0)
+    slower = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "service calls"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["minute", "operation", "writer"], name="one_row_a_minute_a_writer"
+            )
+        ]
+        indexes = [models.Index(fields=["-minute"])]
+
+    def __str__(self) -> str:
+        return f"{self.operation} at {self.minute:%Y-%m-%d %H:%M}: {self.calls} calls"
+
+
+class ServiceError(models.Model):
+    at = models.DateTimeField(db_index=True)
+    operation = models.CharField(max_length=40)
+    status = models.PositiveSmallIntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=60)
+
+    class Meta:
+        ordering = ["-at"]
+
+    def __str__(self) -> str:
+        return f"{self.operation} at {self.at:%Y-%m-%d %H:%M:%S}: {self.outcome}"

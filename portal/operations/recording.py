@@ -1,0 +1,72 @@
+"""Each call to the Assurance service added to its minute's row (portal/operations/models.py),
+as the client reports it (portal.service.call_reported): one UPDATE, an INSERT the first time
+in a minute. A failure to record is logged and otherwise ignored: the call itself went on."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from portal.assurance.client import CallReport
+from portal.operations.models import BAND_FIELDS, BANDS_MS, ServiceCalls, ServiceError
+
+log = logging.getLogger(__name__)
+ERRORS_KEPT = 200  # the last errors kept, beside the counts
+
+
+def call_reported(sender: object, report: CallReport, **kwargs: object) -> None:
+    try:
+        record(report)
+    except DatabaseError:
+        log.warning("A call to the service could not be recorded", exc_info=True)
+
+
+def record(report: CallReport) -> None:
+    now = timezone.now()
+    minute = now.replace(second=0, microsecond=0)
+    failed = report.outcome != "ok"
+    band = _band(report.duration)
+    counted = {"calls": F("calls") + 1, "errors": F("errors") + int(failed), band: F(band) + 1}
+    mine = {"minute": minute, "operation": report.operation, "writer": _writer()}
+    row = ServiceCalls.objects.filter(**mine)
+    if not row.update(**counted):
+        try:
+            with transaction.atomic():
+                ServiceCalls.objects.create(**mine, calls=1, errors=int(failed), **{band: 1})
+        except IntegrityError:  # made just now: by this writer, in a transaction of its own
+            row.update(**counted)
+    if failed:
+        ServiceError.objects.create(at=now, operation=report.operation, status=report.status,
+                                    outcome=report.outcome[:60])  # fmt: skip
+
+
+def _writer() -> str:
+    """This thread of this process: its rows are its own, so that a writer never waits on a
+    row another holds (a request's transaction, a job's calls made a few at once)."""
+    return f"{socket.gethostname()[:20]}:{os.getpid()}:{threading.get_ident() % 100_000}"
+
+
+def _band(seconds: float) -> str:
+    milliseconds = seconds * 1000
+    for bound, name in zip(BANDS_MS, BAND_FIELDS, strict=True):
+        if bound is None or milliseconds < bound:
+            return name
+    return BAND_FIELDS[-1]
+
+
+def prune() -> None:
+    """Removes what is older than PORTAL_DASHBOARD_DAYS, and all but the last ERRORS_KEPT errors."""
+    cutoff = timezone.now() - timedelta(days=settings.PORTAL_DASHBOARD_DAYS)
+    ServiceCalls.objects.filter(minute__lt=cutoff).delete()
+    last = ServiceError.objects.values_list("at", flat=True)[ERRORS_KEPT : ERRORS_KEPT + 1]
+    ServiceError.objects.filter(at__lt=cutoff).delete()
+    if last:
+        ServiceError.objects.filter(at__lte=last[0]).delete()

@@ -1,0 +1,114 @@
+"""The staff dashboard (`/staff/`): staff only; its figures match the use made of the portal in
+the test (sign-ins, a failed one and a lockout, passports, look-ups, jobs), its verdicts say when
+the service is not answering, and its charts come with their numbers."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+from django.test import Client
+
+from portal import health
+from portal.jobs.models import Job
+from portal.operations.models import ServiceCalls
+from tests.jobs import run
+from tests.portal.accounts.helpers import sign_in, signed_in
+from tests.portal.jobs.conftest import new_job
+from tests.portal.passports.helpers import text
+from tests.portal.passports.made import made_with_the_form
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def staff(upstream_sandbox) -> Client:
+    call_command("grant_staff", "grower", "--superuser", stdout=StringIO())
+    return signed_in("grower")
+
+
+def figure(page, label: str) -> int:
+    """A figure of "Use in the last day", by its label."""
+    found = re.search(rf"<dt>{re.escape(label)}</dt><dd>(\d+)</dd>", page.content.decode())
+    assert found, f"no figure {label!r}"
+    return int(found[1])
+
+
+def test_only_staff_see_it(upstream_sandbox, client):
+    assert client.get("/staff/")["Location"].startswith("/accounts/sign-in/")
+    assert signed_in("partner").get("/staff/").status_code == 403
+
+
+def test_its_use_figures_are_the_use_made(staff, fresh_lockouts, settings):
+    settings.PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = 1
+    stranger = Client()
+    sign_in(stranger, "partner", "wrong-password")
+    assert sign_in(stranger, "partner", "wrong-again").status_code == 429
+    made_with_the_form(staff)
+    made_with_the_form(staff)
+    assert Client().get("/p/7KXM4-QHT2W").status_code == 200
+    page = staff.get("/staff/")
+    assert page.status_code == 200
+    assert figure(page, "Sign-ins") == 1
+    assert figure(page, "Failed sign-ins") == 1
+    assert figure(page, "Lockouts met") == 1
+    assert figure(page, "Passports made one at a time") == 2
+    assert figure(page, "Passports made in batches") == 0
+    assert figure(page, "Look-ups") == 1
+    assert figure(page, "Active sessions (now)") >= 1
+    words = text(page)
+    assert "Lockouts in force ✗ 1" in words
+
+
+def test_its_service_tables_count_the_calls_made(staff):
+    before = sum(
+        ServiceCalls.objects.filter(operation="create_passport").values_list("calls", flat=True)
+    )
+    made_with_the_form(staff)
+    after = sum(
+        ServiceCalls.objects.filter(operation="create_passport").values_list("calls", flat=True)
+    )
+    assert after == before + 1
+    table = staff.get("/staff/").content.decode()
+    row = re.search(r'<th scope="row">create_passport</th><td>(\d+)</td>', table)
+    assert row and int(row[1]) == after
+
+
+def test_the_service_not_answering_turns_its_verdict_red(staff, settings):
+    assert "The Assurance service ✓ Answering" in text(staff.get("/staff/"))
+    settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"  # nothing listens there
+    from portal import service
+
+    service.client.cache_clear()
+    cache.delete(health.UPSTREAM_KEY)
+    words = text(staff.get("/staff/"))
+    assert "The Assurance service ✗ Not answering" in words and "Not answering since" in words
+
+
+def test_its_jobs_link_the_failed_ones_to_the_admin(staff):
+    failed = run(new_job(staff, params={"scheme": "no-such-scheme"}))
+    assert failed.state == Job.State.FAILED
+    page = staff.get("/staff/").content.decode()
+    assert "/admin/jobs/job/?state__exact=failed&amp;kind=test-scheme-references" in page
+
+
+def test_its_charts_are_images_with_their_numbers(staff):
+    made_with_the_form(staff)
+    page = staff.get("/staff/").content.decode()
+    assert page.count('role="img"') == 3
+    assert '<title id="chart-1-title">Passports made a day</title>' in page
+    assert re.search(
+        r'<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="150.0" class="bar">', page
+    )
+    assert "<summary>The numbers</summary>" in page
+
+
+def test_its_figures_refresh_in_place(staff):
+    fragment = staff.get("/staff/", headers=HTMX).content.decode()
+    assert fragment.lstrip().startswith('<div id="dashboard-figures"')
+    assert 'hx-trigger="every 30s"' in fragment and "<html" not in fragment
