@@ -21,15 +21,7 @@ def in_order[T, R](
     false no more items are asked for, and those asked already are still given. Stopping
     early (closing the iterator) cancels what has not started and waits for what has."""
     pending = iter(items)
-
-    def ask_and_close(item: T) -> R:
-        try:
-            return ask(item)
-        finally:
-            # A call's report is recorded in the database (portal/operations/recording.py):
-            # the thread's own connection, closed rather than left to a thread that ends.
-            connections.close_all()
-
+    ask_and_close = closing_connections(ask)
     with ThreadPoolExecutor(bound, "asking") as pool:
         ahead: deque[tuple[T, Future[R]]] = deque()
         try:
@@ -49,3 +41,17 @@ def in_order[T, R](
 
 
 _NONE = object()
+
+
+def closing_connections[T, R](work: Callable[[T], R]) -> Callable[[T], R]:
+    """`work` for a thread of a pool: the database connections it opened (a call's report is
+    recorded in the database, portal/operations/recording.py) are closed when it returns,
+    back to the process's pool, rather than held by a thread that ends."""
+
+    def closing(item: T) -> R:
+        try:
+            return work(item)
+        finally:
+            connections.close_all()
+
+    return closing

@@ -24,6 +24,7 @@ from django.core.cache import cache
 from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.assurance.errors import NotFound, Unavailable, UnexpectedResponse
+from portal.lib.bounded import closing_connections
 from portal.service import client
 from portal.standards.addresses import PREVIEW
 
@@ -132,7 +133,8 @@ def every_section(
 
     entries = in_order(listing.sections)
     with ThreadPoolExecutor(max_workers=SECTIONS_AT_ONCE) as pool:
-        for entry, data in zip(entries, pool.map(content, entries), strict=True):
+        for entry, data in zip(entries, pool.map(closing_connections(content), entries),
+                               strict=True):  # fmt: skip
             if data is not None:
                 yield entry, data
 
