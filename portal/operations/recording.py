@@ -11,7 +11,7 @@ import threading
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -25,7 +25,7 @@ ERRORS_KEPT = 200  # the last errors kept, beside the counts
 def call_reported(sender: object, report: CallReport, **kwargs: object) -> None:
     try:
         record(report)
-    except DatabaseError:
+    except Exception:  # the database out of reach, or not to be used here: the call goes on
         log.warning("A call to the service could not be recorded", exc_info=True)
 
 

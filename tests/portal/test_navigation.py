@@ -21,6 +21,7 @@ FRAME = {
     "admin": "/admin/",
     "lookup": "/p/",
     "passports": "/passports/",
+    "dashboard": "/staff/",
 }
 
 
@@ -44,10 +45,13 @@ def test_the_links_are_the_frames_pages():
     assert {key: found.get(key) for key in FRAME} == FRAME
 
 
-def test_a_page_not_installed_is_left_out():
+def test_a_page_not_installed_is_left_out(settings):
+    assert frame_links()["dashboard"] == "/staff/"
+    settings.ROOT_URLCONF = "tests.portal.urls_without_dashboard"
     with pytest.raises(NoReverseMatch):
-        reverse("dashboard:index")  # not installed today; this test needs another name once it is
+        reverse("dashboard:index")
     assert "dashboard" not in frame_links()
+    assert frame_links()["home"] == "/"
 
 
 @pytest.mark.django_db
@@ -59,7 +63,7 @@ def test_the_navigation_does_not_link_to_a_page_not_installed(client: Client, up
     assert '<a href="/standards/"' in nav  # an installed page is linked
     assert '<a href="/p/">Look up a passport</a>' in nav
     assert '<a href="/passports/">Passports</a>' in nav
-    assert "Staff dashboard" not in nav  # dashboard:index, not installed
+    assert "Staff dashboard" not in nav  # for staff only
     assert 'href=""' not in nav
 
 
