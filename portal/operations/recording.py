@@ -32,7 +32,7 @@ def call_reported(sender: object, report: CallReport, **kwargs: object) -> None:
 def record(report: CallReport) -> None:
     now = timezone.now()
     minute = now.replace(second=0, microsecond=0)
-    failed = report.outcome != "ok"
+    failed = _failed(report)
     band = _band(report.duration)
     counted = {"calls": F("calls") + 1, "errors": F("errors") + int(failed), band: F(band) + 1}
     mine = {"minute": minute, "operation": report.operation, "writer": _writer()}
@@ -46,6 +46,12 @@ def record(report: CallReport) -> None:
     if failed:
         ServiceError.objects.create(at=now, operation=report.operation, status=report.status,
                                     outcome=report.outcome[:60])  # fmt: skip
+
+
+def _failed(report: CallReport) -> bool:
+    """Whether the service failed the call: no answer, or a 5xx one. A 4xx answer (a wrong
+    password, a code no passport has) is the service doing its work, not failing."""
+    return report.outcome != "ok" and (report.status is None or report.status >= 500)
 
 
 def _writer() -> str:

@@ -63,6 +63,7 @@ def test_its_use_figures_are_the_use_made(staff, fresh_lockouts, settings):
     assert figure(page, "Active sessions (now)") >= 1
     words = text(page)
     assert "Lockouts in force ✗ 1" in words
+    assert "Errors calling the service ✓ 0.0%" in words  # a wrong password is no failure of it
 
 
 def test_its_service_tables_count_the_calls_made(staff):
