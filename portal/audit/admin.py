@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.http import HttpRequest
 
 from portal.audit.models import Event
+from portal.lib.admin import ReadOnlyAdmin
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(ReadOnlyAdmin):
     list_display = ("at", "kind", "username", "client_address", "request_id")
     list_filter = ("kind", "at")
     date_hierarchy = "at"
@@ -17,12 +17,3 @@ class EventAdmin(admin.ModelAdmin):
     list_select_related = ("user",)
     readonly_fields = ("kind", "at", "user", "username", "client_address", "request_id", "detail")
     show_full_result_count = False  # a trail of millions: no COUNT(*) of it on every page
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Event | None = None) -> bool:
-        return False

@@ -4,24 +4,13 @@ and find (they are the service's records and the mail's history, not to be edite
 from __future__ import annotations
 
 from django.contrib import admin
-from django.http import HttpRequest
 
+from portal.lib.admin import ReadOnlyAdmin
 from portal.passports.models import Mailing, Passport
 
 
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-
 @admin.register(Passport)
-class PassportAdmin(ReadOnly):
+class PassportAdmin(ReadOnlyAdmin):
     list_display = ("short_code", "business_name", "crop_type", "loading_date", "made_by",
                     "origin", "created")  # fmt: skip
     list_filter = ("origin", "crop_type", "harvest_year", "created")
@@ -31,7 +20,7 @@ class PassportAdmin(ReadOnly):
 
 
 @admin.register(Mailing)
-class MailingAdmin(ReadOnly):
+class MailingAdmin(ReadOnlyAdmin):
     list_display = ("created", "sender", "recipient", "passport_count", "sent")
     list_filter = ("created", "sent")
     search_fields = ("recipient", "sender__username", "message_id")

@@ -53,7 +53,7 @@ def for_rows(passports: QuerySet[Passport]) -> QuerySet[Passport]:
 def ids_as_made(passports: QuerySet[Passport]) -> list[int]:
     """The ids of these passports in the order they were made, oldest first, a batch's in the
     order of their places: the order they are exported and printed in."""
-    return list(passports.order_by("created", "batch_position", "pk").values_list("pk", flat=True))
+    return list(passports.order_by(*Passport.AS_MADE).values_list("pk", flat=True))
 
 
 @dataclass(frozen=True, slots=True)

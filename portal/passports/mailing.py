@@ -60,12 +60,11 @@ def refusal(request: HttpRequest, recipient: str) -> str:
     """Why a mail to `recipient` cannot be asked for now, or ""."""
     now = timezone.now()
     per_user = settings.PORTAL_MAILS_PER_USER_PER_HOUR
-    sent_by_user = Mailing.objects.filter(sender=request.user, created__gt=now - timedelta(hours=1))
-    if sent_by_user.count() >= per_user:
-        first = sent_by_user.order_by("created").values_list("created", flat=True)[
-            sent_by_user.count() - per_user
-        ]
-        again = timezone.localtime(first + timedelta(hours=1))
+    hour = Mailing.objects.filter(sender=request.user, created__gt=now - timedelta(hours=1))
+    asked = list(hour.order_by("created").values_list("created", flat=True))
+    if len(asked) >= per_user:
+        # Sending is allowed again an hour after the one whose passing leaves room.
+        again = timezone.localtime(asked[len(asked) - per_user] + timedelta(hours=1))
         return (f"Nothing was sent: you have asked for {per_user} mails in the last hour, the "
                 f"most one person may. You can send again after {again:%H:%M}.")  # fmt: skip
     per_recipient = settings.PORTAL_MAILS_PER_RECIPIENT_PER_DAY

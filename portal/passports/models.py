@@ -58,6 +58,9 @@ class Passport(models.Model):
     # The passport as the service returned it, by the interface's own field names.
     record = models.JSONField(default=dict, blank=True)
 
+    # The order passports were made in (a batch's by their place in it); the list is newest first.
+    AS_MADE = ("created", "batch_position", "pk")
+
     class Meta:
         ordering = ["-created", "-batch_position", "-pk"]
         indexes = [
@@ -126,7 +129,7 @@ class Mailing(models.Model):
 
     def passports_in_order(self) -> models.QuerySet[Passport]:
         """Its passports in the order they were made (a batch's by their place in it)."""
-        return self.passports.order_by("created", "batch_position", "pk")
+        return self.passports.order_by(*Passport.AS_MADE)
 
     @property
     def status(self) -> str:

@@ -51,7 +51,7 @@ def chosen(request: HttpRequest, typed: list[str]) -> tuple[list[Passport], str]
         return [], f"At most {limit} passports go in one mail: tick fewer and send them in parts."
     everyone = listing.visible(contacts.memberships(request))
     found = everyone.filter(short_code__in=short_codes - {None})
-    passports = list(found.order_by("created", "batch_position", "pk"))  # as a mailing's are
+    passports = list(found.order_by(*Passport.AS_MADE))
     if None in short_codes or len(passports) != len(short_codes):
         return passports, ("Some of these passports are not among your business's passports "
                            "and are left out.")  # fmt: skip
