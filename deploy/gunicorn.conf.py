@@ -1,10 +1,18 @@
-"""Gunicorn in production, behind nginx (deploy/nginx/portal.conf.template):
+"""How gunicorn serves the portal: the one configuration, in production behind nginx
+(deploy/nginx/portal.conf.template) as under `make run` and the tests (scripts/servers.py,
+which give --bind, --workers and --threads on the command line):
 
     gunicorn --config deploy/gunicorn.conf.py portal.wsgi:application
 
-Every value comes from the environment. The portal's own worker, its limits on a request's
-head and the hooks that keep the workers' metrics (PROMETHEUS_MULTIPROC_DIR, a temporary folder
-if unset; docs/operations.md, Metrics) are portal/gunicorn_config.py's, as under `make run`.
+Every value comes from the environment. The limits on a request's head are gunicorn's own,
+written out: no client can make a worker hold more than a few KiB of it before the portal sees
+the request. The portal's own worker answers an address too long with the portal's page
+(portal/operations/web_worker.py).
+
+Its hooks keep the workers' metrics (portal/operations/processes.py; docs/operations.md,
+Metrics): the folder they are written to (PROMETHEUS_MULTIPROC_DIR, a temporary one if unset) is
+emptied when gunicorn starts, and each worker writes under a slot that its replacement takes over
+once it has ended, so that the files do not pile up however often workers are replaced.
 
 PORTAL_BIND       where to listen: 127.0.0.1:8000 (several, comma-separated)
 PORTAL_WORKERS    processes: by default half the CPUs this process may use, at least 2 (two
@@ -18,21 +26,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gunicorn.arbiter import Arbiter
+    from gunicorn.workers.base import Worker
 
 # The checkout (or the image's /app), so that `portal` is found whatever the working directory.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from portal.gunicorn_config import (
-    child_exit,
-    limit_request_field_size,
-    limit_request_fields,
-    limit_request_line,
-    on_exit,
-    on_starting,
-    post_fork,
-    pre_fork,
-    worker_class,
-)
+from portal.operations import processes
 
 
 def _cpus() -> int:
@@ -83,14 +86,40 @@ capture_output = True
 # Loaded in each worker, after fork: no connection (database, Redis) is shared between them.
 preload_app = False
 
-__all__ = [
-    "child_exit",
-    "limit_request_field_size",
-    "limit_request_fields",
-    "limit_request_line",
-    "on_exit",
-    "on_starting",
-    "post_fork",
-    "pre_fork",
-    "worker_class",
-]
+worker_class = "portal.operations.web_worker.PortalWorker"
+limit_request_line = 4094  # bytes: the method, the address and the protocol
+limit_request_fields = 100
+limit_request_field_size = 8190  # bytes of any one header
+
+
+# --- hooks: the workers' metrics -----------------------------------------------------------------
+
+
+def on_starting(server: Arbiter) -> None:
+    processes.start_afresh()
+
+
+def pre_fork(server: Arbiter, worker: Worker) -> None:
+    """In the master: the new worker's slot, one no running worker holds (a worker is running
+    until the master has reaped it)."""
+    worker.metrics_slot = processes.free_slot(
+        getattr(running, "metrics_slot", -1) for running in server.WORKERS.values()
+    )
+
+
+def post_fork(server: Arbiter, worker: Worker) -> None:
+    """In the new worker, before it loads the portal."""
+    processes.claim(_slot_name(worker))
+
+
+def child_exit(server: Arbiter, worker: Worker) -> None:
+    """In the master, once it has reaped an ended worker."""
+    processes.release(_slot_name(worker))
+
+
+def on_exit(server: Arbiter) -> None:
+    processes.finish()
+
+
+def _slot_name(worker: Worker) -> str:
+    return f"web-{worker.metrics_slot}"

@@ -1,6 +1,6 @@
 """The Celery app: jobs run on workers, configured from the Django settings (CELERY_*). Each
 worker writes a heartbeat for /readyz (portal/jobs/heartbeat.py), and its records carry the id
-of the request that sent the job, in the portal's log format (portal/logs.py). With
+of the request that sent the job, in the portal's log format (portal/operations/logs.py). With
 PROMETHEUS_MULTIPROC_DIR set, each process of its pool writes its metrics under the slot of its
 index in the pool, which its replacement takes over (portal/operations/processes.py)."""
 
@@ -8,9 +8,8 @@ import os
 
 from celery import Celery, signals
 
-from portal import logs
 from portal.jobs import heartbeat
-from portal.operations import processes
+from portal.operations import logs, processes
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 

@@ -57,7 +57,8 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
 
 
 def address_too_long(request: HttpRequest) -> HttpResponse:
-    """What gunicorn's worker answers a request line too long with (portal/gunicorn_config.py)."""
+    """What gunicorn's worker answers a request line too long with
+    (portal/operations/web_worker.py)."""
     return render(request, "errors/400.html", {"address_too_long": True}, status=414)
 
 

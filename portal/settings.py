@@ -12,7 +12,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from portal.env import (
+from portal.lib.env import (
     database_label,
     env_bool,
     env_database,
@@ -50,7 +50,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 # Addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
 PORTAL_TRUSTED_PROXIES = env_list("PORTAL_TRUSTED_PROXIES")
 
-# --- the Assurance service (portal/service.py) ----------------------------------------------------
+# --- the Assurance service (portal/assurance/service.py) ------------------------------------------
 SANDBOX_URL = "http://127.0.0.1:8001"
 ASSURANCE_BASE_URL = env_str("ASSURANCE_BASE_URL", SANDBOX_URL)
 ASSURANCE_FORMAT = env_str("ASSURANCE_FORMAT", "json")
@@ -185,11 +185,25 @@ INSTALLED_APPS = [
     "django_htmx",
 ]
 
+# Every browser feature off (django-permissions-policy). Passports' QR codes are read by a
+# phone's own camera app, which opens the look-up page; only the intake check's page (`/p/check`)
+# reads them itself, and allows the camera (and autoplay, to show its picture) for that page
+# alone. A page that comes to need a feature allows it with `permissions_policy_override`.
+PERMISSIONS_POLICY: dict[str, list[str]] = {
+    feature: []
+    for feature in (
+        "accelerometer", "autoplay", "camera", "display-capture", "fullscreen", "geolocation",
+        "gyroscope", "hid", "idle-detection", "magnetometer", "microphone", "midi", "payment",
+        "publickey-credentials-get", "screen-wake-lock", "serial", "usb", "xr-spatial-tracking",
+    )
+}  # fmt: skip
+
 MIDDLEWARE = [
-    "portal.logs.RequestLogMiddleware",  # first: every request logged, with its id
+    "portal.operations.logs.RequestLogMiddleware",  # first: every request logged, with its id
     "portal.operations.metrics.RequestMetricsMiddleware",  # and counted, with its time
     "django.middleware.security.SecurityMiddleware",
-    "portal.headers.HeadersMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
+    "portal.accounts.middleware.SignedInNoStoreMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -298,8 +312,10 @@ PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
 CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": 5 * 60},
 }
-# How long the staff dashboard's record of the service's calls is kept (portal/operations).
-PORTAL_DASHBOARD_DAYS = max(2, env_int("PORTAL_DASHBOARD_DAYS", 30))
+# How long the staff dashboard's records (the service's calls, the portal's requests) are kept
+# (portal/operations), and whether they are made at all (off only to measure what they cost).
+PORTAL_METRICS_DAYS = max(2, env_int("PORTAL_METRICS_DAYS", 30))
+PORTAL_METRICS_RECORDING = env_bool("PORTAL_METRICS_RECORDING", True)
 # How long the audit trail keeps an event (portal/audit), removed by the same sweep.
 PORTAL_AUDIT_DAYS = max(1, env_int("PORTAL_AUDIT_DAYS", 365))
 # Result files of jobs, and how long they are kept (portal/jobs). In production with workers on
@@ -405,7 +421,7 @@ except ValueError as error:
     raise ImproperlyConfigured(f"PORTAL_METRICS_ALLOWED: {error}") from None
 PORTAL_METRICS_TOKEN = env_str("PORTAL_METRICS_TOKEN", "")
 
-# --- logs (portal/logs.py) ------------------------------------------------------------------------
+# --- logs (portal/operations/logs.py) -------------------------------------------------------------
 # To standard output: one JSON object a line in production, plain lines in development.
 PORTAL_LOG_FORMAT = env_str(
     "PORTAL_LOG_FORMAT", "text" if DEBUG or PORTAL_DEVELOPMENT else "json"
@@ -416,15 +432,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "json": {"()": "portal.logs.JsonFormatter"},
+        "json": {"()": "portal.operations.logs.JsonFormatter"},
         "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
     },
     # The loggers that write request paths never write a passport's whole short code.
     "filters": {
         "short_codes": {"()": "portal.passports.logs.MaskShortCodes"},
         "no_look_ups": {"()": "portal.passports.logs.LeaveOutLookUps"},
-        "request_id": {"()": "portal.logs.WithRequestId"},
-        "no_readiness": {"()": "portal.logs.LeaveOutReadiness"},
+        "request_id": {"()": "portal.operations.logs.WithRequestId"},
+        "no_readiness": {"()": "portal.operations.logs.LeaveOutReadiness"},
     },
     "handlers": {
         "console": {

@@ -1,14 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from portal import development_mail, errors, health, views
+from portal import development_mail, errors, views
 from portal.accounts.views import admin_sign_in
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("healthz", views.health, name="health"),
-    path("readyz", health.ready, name="ready"),
-    path("", include("portal.operations.urls")),  # /metrics, for operators' tools
+    path("", include("portal.operations.urls")),  # /healthz, /readyz and /metrics
     path("memberships/", views.memberships, name="memberships"),
     path("accounts/", include("portal.accounts.urls")),
     path("standards/", include("portal.standards.urls")),
@@ -18,7 +16,7 @@ urlpatterns = [
     # Staff sign in like everyone else: through the Assurance service.
     path("admin/login/", admin_sign_in),
     path("admin/", admin.site.urls),
-    # The page gunicorn's worker answers an address too long with (portal/gunicorn_config.py).
+    # The page gunicorn's worker answers an address too long with (portal/operations/web_worker.py).
     path("address-too-long/", errors.address_too_long, name="address-too-long"),
     # The mail `make run`'s own mail server kept (404 unless PORTAL_DEVELOPMENT_MAILBOX is set).
     path("development/mail/", development_mail.mails, name="development-mail"),

@@ -8,13 +8,8 @@ from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
 from portal.accounts.session import user_credentials
+from portal.assurance.service import client
 from portal.lib.htmx import wants_fragment
-from portal.service import client
-
-
-def health(request: HttpRequest) -> HttpResponse:
-    """For load balancers and monitors: the portal's process answers."""
-    return HttpResponse("ok\n", content_type="text/plain; charset=utf-8")
 
 
 @login_required

@@ -6,7 +6,7 @@ suit a laptop. The sandbox is for development, demonstrations, tests and benchma
 
 from pathlib import Path
 
-from portal.env import env_bool, env_database, env_int, env_list, env_str
+from portal.lib.env import env_bool, env_database, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 

@@ -34,9 +34,9 @@ START_SECONDS = 90.0  # for a server to answer once started
 STOP_SECONDS = 15.0  # for a server to stop before it is killed
 LOG_TAIL = 6000  # characters of a server's log quoted when it fails to start
 
-# How gunicorn serves the portal, as in production: its limits and its own page for an address
-# too long (portal/gunicorn_config.py).
-PORTAL_GUNICORN_CONFIG = "python:portal.gunicorn_config"
+# How gunicorn serves the portal: the one configuration, production's, with the address,
+# workers and threads given on the command line.
+PORTAL_GUNICORN_CONFIG = str(ROOT / "deploy" / "gunicorn.conf.py")
 
 
 def free_port() -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from portal import service
+from portal.assurance import service
 from scripts import servers
 from tests.mailserver import MailServer
 

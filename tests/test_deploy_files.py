@@ -205,7 +205,7 @@ def test_gunicorn_reads_its_production_settings_and_the_portals_worker():
     )
     assert config["bind"] == "['127.0.0.1:8123']"
     assert config["workers"] == "3" and config["threads"] == "6"
-    assert config["worker_class"] == "portal.gunicorn_config.PortalWorker"
+    assert config["worker_class"] == "portal.operations.web_worker.PortalWorker"
     assert config["limit_request_line"] == "4094" and config["limit_request_fields"] == "100"
     assert config["forwarded_allow_ips"] == "['10.0.0.2']"
     assert config["accesslog"] == "None"

@@ -1,10 +1,6 @@
 """Portal users in Django's admin, branded as the portal: staff rights granted and taken away
-(recorded in the audit trail), and every session of a user ended.
-
-Users sign in through the Assurance service and have no password here (theirs is unusable), so
-a session is tied to that unusable password's hash (Django checks it on every request): a new
-one ends every session the user has, on its next request, and their next sign-in starts afresh.
-"""
+(recorded in the audit trail), and every session of a user ended (as from the dashboard's line
+of a user: portal.accounts.session.end_every_session)."""
 
 from __future__ import annotations
 
@@ -14,21 +10,13 @@ from django.contrib.auth.admin import UserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from portal.audit import events as audit
+from portal.accounts.session import end_every_session
 
 admin.site.site_header = "Assurance portal administration"
 admin.site.site_title = "Assurance portal admin"
 admin.site.index_title = "The portal's own records"
 
 User = get_user_model()
-
-
-def end_sessions(user: User, request: HttpRequest) -> None:
-    """Ends every session `user` has (on its next request), and records who did it."""
-    user.set_unusable_password()
-    user.save(update_fields=["password"])
-    audit.record(audit.Kind.SESSIONS_ENDED, request, ended_for=user.get_username(),
-                 ended_for_id=user.pk)  # fmt: skip
 
 
 admin.site.unregister(User)
@@ -52,7 +40,7 @@ class PortalUserAdmin(UserAdmin):
     @admin.action(description="End all their sessions (they must sign in again)")
     def end_all_sessions(self, request: HttpRequest, users: QuerySet) -> None:
         for user in users:
-            end_sessions(user, request)
+            end_every_session(user, request)
         self.message_user(
             request, f"Every session of {users.count()} user(s) is ended.", messages.SUCCESS
         )

@@ -10,6 +10,25 @@ from django.shortcuts import resolve_url
 from portal.accounts import credentials
 from portal.accounts.session import ended, to_sign_in_for_htmx
 
+# What a signed-in page sends unless its view says otherwise: no copy outside the one response
+# (a shared computer's back button or disk cache, a proxy).
+SIGNED_IN_CACHE_CONTROL = "private, no-store"
+
+
+class SignedInNoStoreMiddleware:
+    """Signed-in pages, error pages included, are kept by no browser's or proxy's cache."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        # No user when a middleware before authentication answered (a static file, a redirect).
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            response.headers.setdefault("Cache-Control", SIGNED_IN_CACHE_CONTROL)
+        return response
+
 
 class UpstreamSessionMiddleware:
     """Ends a session whose upstream token has expired (the service's refusal of a token is

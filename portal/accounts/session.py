@@ -17,8 +17,9 @@ from portal.accounts import credentials, throttle
 from portal.assurance import records
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired, UnexpectedResponse
+from portal.assurance.service import client
+from portal.audit import events as audit
 from portal.lib.client_address import client_address
-from portal.service import client
 
 
 def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseUser:
@@ -80,6 +81,18 @@ def user_credentials(request: HttpRequest) -> BearerToken:
 
 def sign_out(request: HttpRequest) -> None:
     logout(request)  # flushes the session, and the token in it
+
+
+def end_every_session(user: AbstractBaseUser, request: HttpRequest) -> None:
+    """Ends every session `user` has, on its next request, and records that staff did it.
+
+    Users sign in through the Assurance service and have no password here (theirs is unusable),
+    so a session is tied to that unusable password's hash, which Django checks on every
+    request: a new one ends every session the user has."""
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    audit.record(audit.Kind.SESSIONS_ENDED, request, ended_for=user.get_username(),
+                 ended_for_id=user.pk)  # fmt: skip
 
 
 def sign_in_url(next_path: str | None = None) -> str:

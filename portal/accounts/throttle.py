@@ -43,8 +43,8 @@ from portal.assurance.errors import (
     LockoutActive,
     LockoutWarning,
 )
+from portal.assurance.service import client
 from portal.operations import metrics
-from portal.service import client
 
 ATTEMPTS = "attempts"  # the client address's attempts in the last minute, failed or not
 ADDRESS = "address"  # the client address's failures in the window

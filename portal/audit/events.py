@@ -15,7 +15,7 @@ from django.utils.crypto import salted_hmac
 
 from portal.audit.models import Event
 from portal.lib.client_address import client_address
-from portal.logs import request_id
+from portal.operations.logs import request_id
 
 Kind = Event.Kind
 

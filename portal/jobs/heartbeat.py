@@ -1,7 +1,8 @@
 """Workers' heartbeat: each Celery worker writes to the shared cache, every third of
-PORTAL_WORKER_HEARTBEAT_SECONDS, that it is alive; /readyz reads it (portal/health.py). A worker
-that stops (stopped, killed, its machine gone) stops writing, and the heartbeat is stale after
-that many seconds. One key for all of them: /readyz asks whether any worker is alive."""
+PORTAL_WORKER_HEARTBEAT_SECONDS, that it is alive; /readyz reads it
+(portal/operations/health.py). A worker that stops (stopped, killed, its machine gone) stops
+writing, and the heartbeat is stale after that many seconds. One key for all of them: /readyz
+asks whether any worker is alive."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ class OperationsConfig(AppConfig):
     verbose_name = "Operations"
 
     def ready(self) -> None:
+        from portal.assurance.service import call_reported
         from portal.operations import metrics, recording
-        from portal.service import call_reported
 
         call_reported.connect(metrics.upstream_call_reported, dispatch_uid="operations.upstream")
         # And for the staff dashboard, by minute in the database (portal/operations/recording.py).

@@ -13,14 +13,14 @@ from datetime import UTC, date, datetime, timedelta
 from django.conf import settings
 from django.contrib.sessions.models import Session
 from django.core.cache import cache
-from django.db.models import Count, Min, Q, Sum
+from django.db.models import Count, Max, Min, Q, Sum
 from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
-from portal import health
 from portal.audit.models import Event
 from portal.jobs import heartbeat
 from portal.jobs.models import Job
+from portal.operations import counting, health
 from portal.operations.models import BAND_FIELDS, BANDS_MS, ServiceCalls, ServiceError
 
 DOWN_SINCE_KEY = "dashboard:service-down-since"
@@ -37,8 +37,13 @@ class Verdict:
     words: str
 
 
+PORTAL_ERRORS_WARNING = 0.01  # of requests in the last hour
+SERVICE_ERRORS_WARNING = 0.05  # of calls in the last hour
+
+
 def now() -> list[Verdict]:
-    return [_service(), _workers(), _oldest_waiting(), _lockouts(), _errors()]
+    return [_service(), _workers(), _oldest_waiting(), _lockouts(), _portal_errors(),
+            _service_errors()]  # fmt: skip
 
 
 def _service() -> Verdict:
@@ -84,12 +89,22 @@ def _lockouts() -> Verdict:
                    )  # fmt: skip
 
 
-def _errors() -> Verdict:
+def _portal_errors() -> Verdict:
+    hour = timedelta(hours=1)
+    requests = counting.total(counting.REQUESTS, hour)
+    failed = counting.total(counting.REQUESTS_FAILED, hour)
+    rate = failed / requests if requests else 0.0
+    return Verdict("The portal's errors", rate < PORTAL_ERRORS_WARNING, _percent(rate),
+                   f"{failed} of {requests} requests in the last hour failed with an error of "
+                   "the portal's own (5xx; the service's outages are counted above).")  # fmt: skip
+
+
+def _service_errors() -> Verdict:
     hour = ServiceCalls.objects.filter(minute__gte=timezone.now() - timedelta(hours=1))
     totals = hour.aggregate(calls=Sum("calls"), errors=Sum("errors"))
     calls, errors = totals["calls"] or 0, totals["errors"] or 0
     rate = errors / calls if calls else 0.0
-    return Verdict("Errors calling the service", rate < 0.05, _percent(rate),
+    return Verdict("Errors calling the service", rate < SERVICE_ERRORS_WARNING, _percent(rate),
                    f"{errors} of {calls} calls in the last hour failed.")  # fmt: skip
 
 
@@ -139,15 +154,22 @@ def _band_sums() -> dict[str, Sum]:
 
 
 def _quantile(row: dict, q: float) -> str:
-    total = sum(row[f"{name}_"] or 0 for name in BAND_FIELDS)
-    if not total:
+    bound = _quantile_bound(row, q)
+    if not bound:
         return "—"
+    return f"under {bound:,} ms" if bound in BANDS_MS else f"over {BANDS_MS[-2]:,} ms"
+
+
+def _quantile_bound(row: dict, q: float) -> int:
+    """The upper bound in ms of the band the `q` quantile falls in (twice the last bound for the
+    slowest band); 0 with no calls."""
+    total = sum(row[f"{name}_"] or 0 for name in BAND_FIELDS)
     seen = 0
     for bound, name in zip(BANDS_MS, BAND_FIELDS, strict=True):
         seen += row[f"{name}_"] or 0
-        if seen >= q * total:
-            return f"under {bound:,} ms" if bound else f"over {BANDS_MS[-2]:,} ms"
-    return "—"
+        if total and seen >= q * total:
+            return bound or 2 * BANDS_MS[-2]
+    return 0
 
 
 # --- use -----------------------------------------------------------------------------------------
@@ -156,7 +178,7 @@ def _quantile(row: dict, q: float) -> str:
 @dataclass(frozen=True, slots=True)
 class Figure:
     label: str
-    value: int
+    value: int | str
     note: str = ""
 
 
@@ -184,8 +206,48 @@ def use(since: timedelta) -> list[Figure]:
         **{f"use_{n}": Count("pk", filter=condition) for n, (_, condition) in enumerate(USE)}
     )
     figures = [Figure(label, counts[f"use_{n}"]) for n, (label, _) in enumerate(USE)]
+    figures.insert(5, Figure("Look-ups limited", counting.total(counting.LOOK_UPS_LIMITED, since),
+                             "refused by the limit of their address"))  # fmt: skip
     active = Session.objects.filter(expire_date__gt=timezone.now()).count()
-    return [*figures, Figure("Active sessions", active, "now")]
+    return [*figures, _standards_cache(since), Figure("Active sessions", active, "now")]
+
+
+def _standards_cache(since: timedelta) -> Figure:
+    hits = counting.total(counting.STANDARDS_HITS, since)
+    misses = counting.total(counting.STANDARDS_MISSES, since)
+    asked = hits + misses
+    rate = _percent(hits / asked) if asked else "—"
+    return Figure("Standards cache hit rate", rate, f"{hits} of {asked} answers kept")
+
+
+# --- people ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """Someone who signed in lately, on a line of their own: staff can end their sessions."""
+
+    user_id: int
+    username: str
+    sign_ins: int
+    last_sign_in: datetime
+    is_staff: bool
+
+
+def people(since: timedelta, most: int = 50) -> list[Person]:
+    """Those who signed in since `since` ago, the latest first, at most `most`."""
+    rows = (
+        Event.objects.filter(kind=Event.Kind.SIGN_IN, at__gte=timezone.now() - since,
+                             user__isnull=False)
+        .values("user_id", "user__username", "user__is_staff")
+        .annotate(sign_ins=Count("pk"), last=Max("at"))
+        .order_by("-last")[:most]
+    )  # fmt: skip
+    return [
+        Person(row["user_id"], row["user__username"], row["sign_ins"], row["last"],
+               row["user__is_staff"])
+        for row in rows
+    ]  # fmt: skip
 
 
 # --- jobs ----------------------------------------------------------------------------------------
@@ -270,24 +332,30 @@ def passports_a_day(days: int = 30) -> Chart:
                      values)  # fmt: skip
 
 
-def service_by_hour(hours: int = 48) -> tuple[Chart, Chart]:
-    """The service's calls and its errors by hour over the last `hours`."""
+def service_by_hour(hours: int = 48) -> tuple[Chart, Chart, Chart]:
+    """The service's calls, their time (the 95th percentile's band) and its errors by hour over
+    the last `hours`."""
     start = timezone.now().replace(minute=0, second=0, microsecond=0) - timedelta(hours=hours - 1)
     rows = (
         ServiceCalls.objects.filter(minute__gte=start)
         .annotate(hour=TruncHour("minute"))
         .values("hour")
-        .annotate(calls_=Sum("calls"), errors_=Sum("errors"))
+        .annotate(calls_=Sum("calls"), errors_=Sum("errors"), **_band_sums())
     )
     found = {timezone.localtime(row["hour"]): row for row in rows}
-    slots = [timezone.localtime(start + timedelta(hours=n)) for n in range(hours)]
-    calls = [(f"{slot:%d %b %H:00}", (found.get(slot) or {}).get("calls_") or 0) for slot in slots]
-    errors = [
-        (f"{slot:%d %b %H:00}", (found.get(slot) or {}).get("errors_") or 0) for slot in slots
+    slots = [
+        (f"{slot:%d %b %H:00}", found.get(slot) or {})
+        for slot in (timezone.localtime(start + timedelta(hours=n)) for n in range(hours))
     ]
+    calls = [(label, row.get("calls_") or 0) for label, row in slots]
+    p95 = [(label, _quantile_bound(row, 0.95) if row else 0) for label, row in slots]
+    errors = [(label, row.get("errors_") or 0) for label, row in slots]
     return (
         bar_chart("Calls to the service by hour", f"Calls each hour over the last {hours} hours.",
                   calls),
+        bar_chart("Time the slowest calls took, by hour",
+                  "The 95th percentile of the time calls took each hour, as the upper bound of "
+                  f"its band in milliseconds, over the last {hours} hours.", p95),
         bar_chart("Errors by hour", f"Failed calls each hour over the last {hours} hours.",
                   errors),
     )  # fmt: skip

@@ -5,4 +5,5 @@ from portal.operations import dashboard_views
 app_name = "dashboard"
 urlpatterns = [
     path("", dashboard_views.index, name="index"),
+    path("users/<int:user_id>/end-sessions", dashboard_views.end_sessions, name="end-sessions"),
 ]

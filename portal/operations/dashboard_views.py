@@ -1,6 +1,7 @@
 """The staff dashboard (`/staff/`): is the portal working, is the Assurance service answering,
-is anyone locked out, are jobs stuck, how much is it used. Staff only: anyone else signed in
-gets 403, and someone signed out the sign-in page. Its figures refresh every 30 seconds (htmx)."""
+is anyone locked out, are jobs stuck, how much is it used, and who signed in (whose sessions
+staff can end from their line). Staff only: anyone else signed in gets 403, and someone signed
+out the sign-in page. Its figures refresh every 30 seconds (htmx)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,18 @@ from datetime import timedelta
 from functools import wraps
 from typing import Any
 
+from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from portal.accounts.session import end_every_session
 from portal.lib.htmx import wants_fragment
 from portal.operations import dashboard
 
@@ -39,16 +44,29 @@ def staff_only(view: Any) -> Any:
 @staff_only
 @vary_on_headers("HX-Request")
 def index(request: HttpRequest) -> HttpResponse:
-    calls, errors = dashboard.service_by_hour()
+    calls, slowest, errors = dashboard.service_by_hour()
     context = {
         "now": dashboard.now(),
         "operations_hour": dashboard.operations(HOUR),
         "operations_day": dashboard.operations(DAY),
         "last_errors": dashboard.last_errors(),
         "use": dashboard.use(DAY),
+        "people": dashboard.people(DAY),
         "jobs": dashboard.jobs(DAY),
         "job_states": dashboard.JOB_STATES,
-        "charts": [dashboard.passports_a_day(), calls, errors],
+        "charts": [dashboard.passports_a_day(), calls, slowest, errors],
     }
     template = f"{TEMPLATE}#figures" if wants_fragment(request) else TEMPLATE
     return render(request, template, context)
+
+
+@require_POST
+@staff_only
+def end_sessions(request: HttpRequest, user_id: int) -> HttpResponse:
+    """Every session of the user on the line ended (they must sign in again), and back to the
+    dashboard saying so."""
+    user = get_object_or_404(get_user_model(), pk=user_id)
+    end_every_session(user, request)
+    messages.success(request, f"Every session of {user.get_username()} is ended: they must sign "
+                              "in again.")  # fmt: skip
+    return HttpResponseRedirect(reverse("dashboard:index") + "#people-heading")

@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from portal.assurance.client import CallReport
-from portal.operations import processes
+from portal.operations import counting, processes
 
 # Before any metric is made: in a Celery worker's main process, so that its pool's processes
 # inherit it (gunicorn's master has installed it for its workers already).
@@ -75,6 +75,8 @@ LOOK_UPS_LIMITED = Counter(
 WRONG_CREDENTIALS, LOCKED_OUT, REFUSED = "wrong_credentials", "locked_out", "refused"
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 UNMATCHED, STATIC = "unmatched", "static"
+# Not counted for the dashboard's error rate: the probes and scrapes of operators' tools.
+NOT_USE = frozenset({STATIC, "operations:health", "operations:ready", "operations:metrics"})
 
 
 class RequestMetricsMiddleware:
@@ -92,6 +94,8 @@ class RequestMetricsMiddleware:
         method = request.method if request.method in _METHODS else "other"
         REQUESTS.labels(view, method, str(response.status_code)).inc()
         REQUEST_SECONDS.labels(view).observe(time.perf_counter() - started)
+        if view not in NOT_USE:
+            _count_for_the_dashboard(response.status_code)
         return response
 
     def _view(self, request: HttpRequest) -> str:
@@ -101,8 +105,17 @@ class RequestMetricsMiddleware:
         return STATIC if request.path.startswith(self.static_prefix) else UNMATCHED
 
 
+def _count_for_the_dashboard(status: int) -> None:
+    """The request, and whether the portal failed it: a 5xx other than the 503 it answers when
+    the service cannot be reached (the dashboard shows that as the service's)."""
+    counting.count(counting.REQUESTS)
+    if status >= 500 and status != 503:
+        counting.count(counting.REQUESTS_FAILED)
+
+
 def upstream_call_reported(sender: object, report: CallReport, **_: object) -> None:
-    """portal.service.call_reported's receiver: the call counted by operation and outcome."""
+    """portal.assurance.service.call_reported's receiver: the call counted by operation and
+    outcome."""
     UPSTREAM_CALLS.labels(report.operation, report.outcome).inc()
     UPSTREAM_SECONDS.labels(report.operation).observe(report.duration)
 
@@ -115,3 +128,4 @@ def sign_in_failed(reason: str) -> None:
 def look_up_limited(*, signed_in: bool) -> None:
     """A look-up by short code was refused by the limit of its client address."""
     LOOK_UPS_LIMITED.labels("signed_in" if signed_in else "visitor").inc()
+    counting.count(counting.LOOK_UPS_LIMITED)

@@ -1,6 +1,6 @@
 """What the staff dashboard reads of the Assurance service, recorded as the portal calls it: the
 calls of each minute by operation (how many, how many failed, and how many fell in each band of
-time taken), and the last errors. Kept PORTAL_DASHBOARD_DAYS, pruned by the periodic sweep, so the
+time taken), and the last errors. Kept PORTAL_METRICS_DAYS, pruned by the periodic sweep, so the
 dashboard's work does not grow with the calls ever made."""
 
 from __future__ import annotations

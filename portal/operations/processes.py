@@ -84,7 +84,7 @@ def free_slot(taken: Iterable[int]) -> int:
     return next(slot for slot in range(len(held) + 1) if slot not in held)
 
 
-# --- gunicorn's master process (portal/gunicorn_config.py) ---------------------------------------
+# --- gunicorn's master process (its hooks in deploy/gunicorn.conf.py) -----------------------------
 
 
 def start_afresh() -> None:

@@ -1,6 +1,7 @@
 """Each call to the Assurance service added to its minute's row (portal/operations/models.py),
-as the client reports it (portal.service.call_reported): one UPDATE, an INSERT the first time
-in a minute. A failure to record is logged and otherwise ignored: the call itself went on."""
+as the client reports it (portal.assurance.service.call_reported): one UPDATE, an INSERT the
+first time in a minute. A failure to record is logged and otherwise ignored: the call itself
+went on."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ ERRORS_KEPT = 200  # the last errors kept, beside the counts
 
 
 def call_reported(sender: object, report: CallReport, **kwargs: object) -> None:
+    if not settings.PORTAL_METRICS_RECORDING:
+        return
     try:
         record(report)
     except Exception:  # the database out of reach, or not to be used here: the call goes on
@@ -69,8 +72,8 @@ def _band(seconds: float) -> str:
 
 
 def prune() -> None:
-    """Removes what is older than PORTAL_DASHBOARD_DAYS, and all but the last ERRORS_KEPT errors."""
-    cutoff = timezone.now() - timedelta(days=settings.PORTAL_DASHBOARD_DAYS)
+    """Removes what is older than PORTAL_METRICS_DAYS, and all but the last ERRORS_KEPT errors."""
+    cutoff = timezone.now() - timedelta(days=settings.PORTAL_METRICS_DAYS)
     ServiceCalls.objects.filter(minute__lt=cutoff).delete()
     last = ServiceError.objects.values_list("at", flat=True)[ERRORS_KEPT : ERRORS_KEPT + 1]
     ServiceError.objects.filter(at__lt=cutoff).delete()

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 
 from portal.accounts.session import user_credentials
 from portal.assurance import records
-from portal.service import client
+from portal.assurance.service import client
 
 
 def memberships(request: HttpRequest) -> list[records.Membership]:

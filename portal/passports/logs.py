@@ -4,7 +4,8 @@ loggers write request paths, and a passport's path holds its whole short code: u
 and Django's request log, which names the path of every 4xx and 5xx answer and carries the
 request itself: it keeps nothing of the look-up's pages, whose unknown codes and refusals are
 expected (a service that cannot be reached is logged by the client's own call log). The
-portal's own record of each request (portal/logs.py) writes its path through `masked_path`."""
+portal's own record of each request (portal/operations/logs.py) writes its path through
+`masked_path`."""
 
 from __future__ import annotations
 

@@ -26,10 +26,10 @@ from django_ratelimit.core import get_usage
 from portal.accounts.lookup import call_as_lookup_account
 from portal.assurance import records
 from portal.assurance.errors import NotFound, StatusNotValid
+from portal.assurance.service import client
 from portal.lib.client_address import client_address
 from portal.operations import metrics
 from portal.passports.sheet import sheet
-from portal.service import client
 
 NO_SUCH_PASSPORT = "none"  # kept in place of a verdict for a code the service does not know
 NO_DETAILS = SafeString("")

@@ -28,9 +28,9 @@ from django.utils import timezone
 
 from portal.assurance import records
 from portal.assurance.client import Credentials
+from portal.assurance.service import client
 from portal.audit import events as audit
 from portal.passports.models import Passport
-from portal.service import client
 
 
 def claim(

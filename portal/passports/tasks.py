@@ -29,13 +29,13 @@ from portal.assurance.errors import (
     StatusNotValid,
     Unavailable,
 )
+from portal.assurance.service import client
 from portal.audit import events as audit
 from portal.jobs.models import Job
 from portal.jobs.tasks import JobCancelled, JobTask, Progress, ResultFile, TryAgain, WorkFailed
 from portal.lib.bounded import in_order
 from portal.passports import mail_message, making, packing
 from portal.passports.models import Mailing, Passport
-from portal.service import client
 
 CLAIM_NOT_VALID = (
     "The Assurance service gives no PDF of this passport while its membership's assurance "

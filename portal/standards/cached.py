@@ -24,8 +24,9 @@ from django.core.cache import cache
 from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.assurance.errors import NotFound, Unavailable, UnexpectedResponse
+from portal.assurance.service import client
 from portal.lib.bounded import closing_connections
-from portal.service import client
+from portal.operations import counting
 from portal.standards.addresses import PREVIEW
 
 KEPT_FORMAT = 5  # of what the cache holds: entries of an earlier form are never read
@@ -143,7 +144,9 @@ def _cached[T](key: str, record_type: type[T], fetch: Callable[[], T]) -> Fetche
     entry: _Entry | None = cache.get(key)
     now = time.time()
     if entry is not None and now - entry.refreshed < settings.STANDARDS_FRESH_SECONDS:
+        counting.count(counting.STANDARDS_HITS)
         return _kept(key, entry, record_type, fetch)
+    counting.count(counting.STANDARDS_MISSES)
     try:
         record = fetch()
     except (Unavailable, UnexpectedResponse):

@@ -17,8 +17,8 @@ from django.template.loader import render_to_string
 from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.assurance.errors import NotFound
+from portal.lib.pdf import FolderURLFetcher
 from portal.lib.spreadsheets import safe_cell
-from portal.pdf import FolderURLFetcher
 from portal.standards import cached
 from portal.standards.addresses import PREVIEW
 from portal.standards.cached import Fetched

@@ -30,7 +30,7 @@ from portal.assurance.passport_fields import (
     PassportField,
 )
 from portal.assurance.records import VALID_STATUSES, CropPassport
-from portal.pdf import FolderURLFetcher, ResourceRefused
+from portal.lib.pdf import FolderURLFetcher, ResourceRefused
 from sandbox.ids import display_short_code
 
 PACKAGE_DIR = Path(__file__).resolve().parent

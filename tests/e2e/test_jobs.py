@@ -13,8 +13,8 @@ from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from portal.accounts import credentials
+from portal.assurance.service import client
 from portal.jobs.models import Job
-from portal.service import client
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in
 from tests.jobs import run
 from tests.portal.jobs.kinds import KIND

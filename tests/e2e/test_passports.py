@@ -21,9 +21,9 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, Request, Route, expect
 
 from portal.assurance.client import AssuranceClient, BearerToken
+from portal.assurance.service import client
 from portal.passports import codes
 from portal.passports.models import Passport
-from portal.service import client
 from sandbox.ids import guid_for
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in
 

@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from portal.assurance.client import AssuranceClient, CallReport
-from portal.service import call_reported
+from portal.assurance.service import call_reported
 from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE
 
 CROPS = "Combinable Crops and Sugar Beet"
@@ -61,7 +61,8 @@ def run(sandbox, monkeypatch) -> Iterator:
 
 @pytest.fixture
 def calls() -> Iterator[list[CallReport]]:
-    """The call reports the command's client sends (through `portal.service.call_reported`)."""
+    """The call reports the command's client sends (through
+    `portal.assurance.service.call_reported`)."""
     seen: list[CallReport] = []
 
     def receive(sender, report: CallReport, **kwargs) -> None:

@@ -1,4 +1,4 @@
-"""Database settings from a URL (portal/env.py `env_database`): PostgreSQL with a pool of
+"""Database settings from a URL (portal/lib/env.py `env_database`): PostgreSQL with a pool of
 connections for each process, SQLite set up for several processes; each one as Django takes it."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from django.db.utils import ConnectionHandler
 from psycopg_pool import ConnectionPool
 
-from portal.env import env_database
+from portal.lib.env import env_database
 from tests.services import answers
 
 VARIABLE = "PORTAL_TEST_DATABASE_URL"

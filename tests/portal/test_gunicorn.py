@@ -1,6 +1,6 @@
 """The portal under a real gunicorn as `make run` and production serve it
-(portal/gunicorn_config.py): an address too long gets the portal's own page, after gunicorn has
-read no more than a few KiB of it."""
+(deploy/gunicorn.conf.py, portal/operations/web_worker.py): an address too long gets the portal's
+own page, after gunicorn has read no more than a few KiB of it."""
 
 from __future__ import annotations
 

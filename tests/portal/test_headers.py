@@ -1,5 +1,6 @@
-"""The portal's own headers (portal/headers.py): signed-in pages are kept by no cache, and no
-page may use the browser's camera, microphone, location, payments, USB and the like."""
+"""The portal's own headers (django-permissions-policy, portal/accounts/middleware.py): signed-in
+pages are kept by no cache, and no page may use the browser's camera, microphone, location,
+payments, USB and the like."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.http import HttpResponse
 from django.test import Client
 
-from portal import logs
+from portal.operations import logs
 from tests.portal.accounts.helpers import replace_view
 from tests.portal.test_settings import environment, run
 

@@ -9,7 +9,7 @@ import requests
 from django.core.exceptions import PermissionDenied
 from django.test import Client
 
-from portal import service
+from portal.assurance import service
 from tests.portal.accounts.helpers import replace_view, sign_in
 
 pytestmark = pytest.mark.django_db

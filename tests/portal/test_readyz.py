@@ -12,8 +12,9 @@ from django.db import connections
 from django.test import Client
 from pytest_httpserver import HTTPServer
 
-from portal import health, service
+from portal.assurance import service
 from portal.jobs import heartbeat
+from portal.operations import health
 from scripts.servers import free_port
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.test import Client, override_settings
 
-from portal import service
+from portal.assurance import service
 from tests.conftest import ROOT
 from tests.portal.accounts.helpers import replace_view, sign_in
 

@@ -24,7 +24,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from portal.assurance import codec, records
 from portal.assurance.client import AssuranceClient, BearerToken
 from portal.assurance.errors import AssuranceError
-from portal.service import build_client
+from portal.assurance.service import build_client
 
 
 class Command(BaseCommand):

@@ -13,16 +13,23 @@ from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
+from django_permissions_policy.decorators import permissions_policy_override
 
 from portal.audit import events as audit
-from portal.headers import permissions_policy
 from portal.passports import intake, lookup
 from portal.passports.forms import IntakeForm
 
 TEMPLATE = "passports/check.html"
 
 
+# The Scan button reads passports' QR codes with the camera, and shows what it sees.
+with_the_camera = permissions_policy_override(
+    settings.PERMISSIONS_POLICY | {"camera": ["self"], "autoplay": ["self"]}
+)
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
+@with_the_camera
 def check(request: HttpRequest) -> HttpResponse:
     """The form; the codes sent with it checked, and the browser sent to their table."""
     if request.method != "POST":
@@ -46,6 +53,7 @@ def check(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 @never_cache
+@with_the_camera
 def checked(request: HttpRequest, check_id: str) -> HttpResponse:
     """A check's table, with the form holding the codes left to check again (if any)."""
     done = intake.kept(check_id)
@@ -77,7 +85,4 @@ def _page(
         "limit": settings.PORTAL_INTAKE_LIMIT,
         "headings": intake.HEADINGS,
     }
-    response = render(request, TEMPLATE, context, status=status)
-    # The Scan button reads passports' QR codes with the camera, and shows what it sees.
-    response["Permissions-Policy"] = permissions_policy("camera", "autoplay")
-    return response
+    return render(request, TEMPLATE, context, status=status)

@@ -22,6 +22,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import StatusNotValid
+from portal.assurance.service import client
 from portal.audit import events as audit
 from portal.jobs.models import Job
 from portal.jobs.views import progress_fragment, result_response
@@ -32,7 +33,6 @@ from portal.passports.mailing import MailForm
 from portal.passports.models import Passport
 from portal.passports.qr import qr_svg
 from portal.passports.sheet import sheet
-from portal.service import client
 
 TEMPLATE = "passports/passport.html"
 PDF_FRAGMENT = f"{TEMPLATE}#passport-pdf"

@@ -20,13 +20,13 @@ from django_htmx.http import push_url
 from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import NotFound, StatusNotValid
+from portal.assurance.service import client
 from portal.audit import events as audit
 from portal.lib.htmx import wants_fragment
 from portal.passports import codes, contacts, exports, listing
 from portal.passports.forms import AddByCodeForm, PassportFilters
 from portal.passports.lookup import take_a_look_up
 from portal.passports.models import Passport
-from portal.service import client
 
 TEMPLATE = "passports/list.html"
 PER_PAGE = 50

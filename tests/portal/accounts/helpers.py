@@ -16,7 +16,7 @@ from django.urls import URLPattern
 
 from portal import urls
 from portal.assurance.client import CallReport
-from portal.service import call_reported
+from portal.assurance.service import call_reported
 from sandbox.demo.accounts import ACCOUNTS
 from tests.conftest import Sandbox
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
-from portal import service
 from portal.accounts import credentials
 from portal.accounts.lookup import CACHE_KEY, LookupAccountMissing, call_as_lookup_account
 from portal.accounts.throttle import SignInRefused
+from portal.assurance import service
 from portal.assurance.errors import AssuranceError, AuthenticationFailed, LockoutWarning
 from tests.portal.accounts.helpers import failures_at_the_service, sign_in, upstream_calls
 

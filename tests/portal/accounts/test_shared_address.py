@@ -17,7 +17,7 @@ from django.test import Client
 
 from portal.accounts import verifiers
 from portal.accounts.views import FAILED, LOCKED_TO_NEW, TRIES_LEFT_TO_NEW, WRONG
-from portal.service import client as portal_client
+from portal.assurance.service import client as portal_client
 from tests.conftest import Sandbox, start_sandbox, stop_sandbox
 from tests.portal.accounts.helpers import (
     error_summary,

@@ -10,9 +10,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 
-from portal import service
 from portal.accounts import credentials
 from portal.accounts.views import FAILED, LOCKED_TO_NEW, WRONG
+from portal.assurance import service
 from portal.assurance.client import AssuranceClient
 from portal.assurance.errors import AuthenticationFailed, LockoutActive, Unavailable
 from tests.portal.accounts.helpers import error_summary, sign_in, upstream_calls

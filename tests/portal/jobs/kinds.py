@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from celery import shared_task
 
 from portal.assurance.client import Credentials
+from portal.assurance.service import client
 from portal.jobs.tasks import JobTask, Progress, ResultFile
-from portal.service import client
 from portal.standards import cached
 from portal.standards.addresses import LIVE
 

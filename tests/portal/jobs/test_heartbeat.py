@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from portal import logs
-from portal.env import database_label
 from portal.jobs.models import Job
+from portal.lib.env import database_label
+from portal.operations import logs
 from tests.portal.jobs.kinds import KIND
 from tests.portal.jobs.test_worker import (
     Worker,

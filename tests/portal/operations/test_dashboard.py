@@ -8,15 +8,17 @@ import re
 from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.management import call_command
 from django.test import Client
 
-from portal import health
+from portal.audit.models import Event
 from portal.jobs.models import Job
+from portal.operations import health
 from portal.operations.models import ServiceCalls
 from tests.jobs import run
-from tests.portal.accounts.helpers import sign_in, signed_in
+from tests.portal.accounts.helpers import replace_view, sign_in, signed_in
 from tests.portal.jobs.conftest import new_job
 from tests.portal.passports.helpers import text
 from tests.portal.passports.made import made_with_the_form
@@ -34,9 +36,15 @@ def staff(upstream_sandbox) -> Client:
 
 def figure(page, label: str) -> int:
     """A figure of "Use in the last day", by its label."""
-    found = re.search(rf"<dt>{re.escape(label)}</dt><dd>(\d+)</dd>", page.content.decode())
+    return int(shown(page, label))
+
+
+def shown(page, label: str) -> str:
+    """A figure of "Use in the last day" as shown, by the start of its label."""
+    found = re.search(rf"<dt>{re.escape(label)}( \([^)]*\))?</dt><dd>([^<]+)</dd>",
+                      page.content.decode())  # fmt: skip
     assert found, f"no figure {label!r}"
-    return int(found[1])
+    return found[2]
 
 
 def test_only_staff_see_it(upstream_sandbox, client):
@@ -83,7 +91,7 @@ def test_its_service_tables_count_the_calls_made(staff):
 def test_the_service_not_answering_turns_its_verdict_red(staff, settings):
     assert "The Assurance service ✓ Answering" in text(staff.get("/staff/"))
     settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"  # nothing listens there
-    from portal import service
+    from portal.assurance import service
 
     service.client.cache_clear()
     cache.delete(health.UPSTREAM_KEY)
@@ -101,7 +109,8 @@ def test_its_jobs_link_the_failed_ones_to_the_admin(staff):
 def test_its_charts_are_images_with_their_numbers(staff):
     made_with_the_form(staff)
     page = staff.get("/staff/").content.decode()
-    assert page.count('role="img"') == 3
+    assert page.count('role="img"') == 4
+    assert "Time the slowest calls took, by hour" in page
     assert '<title id="chart-1-title">Passports made a day</title>' in page
     assert re.search(
         r'<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="150.0" class="bar">', page
@@ -113,3 +122,69 @@ def test_its_figures_refresh_in_place(staff):
     fragment = staff.get("/staff/", headers=HTMX).content.decode()
     assert fragment.lstrip().startswith('<div id="dashboard-figures"')
     assert 'hx-trigger="every 30s"' in fragment and "<html" not in fragment
+
+
+def test_the_portal_s_own_errors_turn_their_verdict_red(staff, monkeypatch):
+    assert "The portal's errors ✓ 0.0%" in text(staff.get("/staff/"))
+
+    def broken(request):
+        raise RuntimeError("a fault of the portal's own")
+
+    replace_view(monkeypatch, "memberships", broken)
+    unlucky = signed_in("partner")
+    unlucky.raise_request_exception = False
+    assert unlucky.get("/memberships/").status_code == 500
+    words = text(staff.get("/staff/"))
+    assert "The portal's errors ✗" in words
+    assert re.search(r"1 of \d+ requests in the last hour failed", words)
+
+
+def test_the_503_of_a_service_out_of_reach_is_not_the_portal_s_error(staff, settings):
+    settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"  # nothing listens there
+    from portal.assurance import service
+
+    service.client.cache_clear()
+    assert staff.get("/memberships/").status_code == 503
+    assert "The portal's errors ✓ 0.0%" in text(staff.get("/staff/"))
+
+
+def test_look_ups_refused_by_their_limit_are_counted(staff, settings):
+    settings.PORTAL_LOOKUPS_PER_MINUTE = 1
+    visitor = Client()
+    assert visitor.get("/p/7KXM4-QHT2W").status_code == 200
+    assert visitor.get("/p/7KXM4-QHT2W").status_code == 429
+    assert visitor.get("/p/7KXM4-QHT2W").status_code == 429
+    page = staff.get("/staff/")
+    assert figure(page, "Look-ups") == 1
+    assert figure(page, "Look-ups limited") == 2
+
+
+def test_the_standards_cache_hit_rate_is_what_was_kept(staff):
+    page = staff.get("/staff/")
+    assert shown(page, "Standards cache hit rate") == "—"
+    assert staff.get("/standards/").status_code == 200  # asked of the service: a miss
+    assert staff.get("/standards/").status_code == 200  # kept: a hit
+    assert shown(staff.get("/staff/"), "Standards cache hit rate") == "50.0%"
+
+
+def test_staff_end_a_user_s_sessions_from_their_line(staff):
+    partner = signed_in("partner")
+    page = staff.get("/staff/").content.decode()
+    user = get_user_model().objects.get(username="partner")
+    action = f'action="/staff/users/{user.pk}/end-sessions"'
+    assert action in page and "End all sessions of partner" in page
+    answer = staff.post(f"/staff/users/{user.pk}/end-sessions", follow=True)
+    assert "Every session of partner is ended" in text(answer)
+    assert partner.get("/passports/")["Location"].startswith("/accounts/sign-in/")
+    assert Event.objects.get(kind=Event.Kind.SESSIONS_ENDED).detail["ended_for"] == "partner"
+    assert staff.get("/staff/").status_code == 200  # the staff member's own session goes on
+
+
+def test_only_staff_end_sessions_and_only_by_post(staff):
+    user = get_user_model().objects.get(username="grower")
+    address = f"/staff/users/{user.pk}/end-sessions"
+    assert Client().post(address)["Location"].startswith("/accounts/sign-in/")
+    assert signed_in("partner").post(address).status_code == 403
+    assert staff.get(address).status_code == 405
+    assert staff.post("/staff/users/999999/end-sessions").status_code == 404
+    assert not Event.objects.filter(kind=Event.Kind.SESSIONS_ENDED).exists()

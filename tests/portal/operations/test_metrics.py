@@ -137,13 +137,17 @@ def test_requests_are_counted_and_timed_by_view_not_by_address(client):
             before, "portal_requests_total", **labels
         )
 
-    assert counted(view="health", method="GET", status="200") == 2
-    assert counted(view="health", method="POST", status="200") == 1
-    assert counted(view="health", method="other", status="200") == 1
+    assert counted(view="operations:health", method="GET", status="200") == 2
+    assert counted(view="operations:health", method="POST", status="200") == 1
+    assert counted(view="operations:health", method="other", status="200") == 1
     assert counted(view="unmatched", method="GET", status="404") == 1
     assert counted(view="static", method="GET", status="200") == 1
     timed = "portal_request_duration_seconds_count"
-    assert value(after, timed, view="health") - value(before, timed, view="health") == 4
+    assert (
+        value(after, timed, view="operations:health")
+        - value(before, timed, view="operations:health")
+        == 4
+    )
     assert not any("7KXM4" in str(labels) for _, labels in after)
 
 

@@ -29,7 +29,7 @@ WORKERS = 2
 REPLACEMENTS = 200
 DEADLINE_SECONDS = 600
 SCRAPES_TIMED = 9
-HEALTH = {"view": "health", "method": "GET", "status": "200"}
+HEALTH = {"view": "operations:health", "method": "GET", "status": "200"}
 LEFT_BY_A_RUN_BEFORE = "counter_4242.db"
 
 
@@ -146,7 +146,10 @@ def test_counts_stay_whole_and_scrapes_fast_however_often_workers_are_replaced(s
     final = scrape(server)
     assert counts == sorted(counts), "a count went back"
     assert value(final, "portal_requests_total", **HEALTH) == counted_at_start + load.answered
-    assert value(final, "portal_request_duration_seconds_count", view="health") >= load.answered
+    assert (
+        value(final, "portal_request_duration_seconds_count", view="operations:health")
+        >= load.answered
+    )
     files = sorted(os.listdir(folder))
     assert len(files) <= 2 * WORKERS, files  # a counter and a histogram for each slot
     assert all(name.endswith(("_web-0.db", "_web-1.db")) for name in files), files

@@ -15,8 +15,7 @@ from html import unescape
 
 import time_machine
 
-from portal import service
-from portal.assurance import records
+from portal.assurance import records, service
 from portal.assurance.client import BearerToken
 from portal.passports import codes
 from tests.conftest import Sandbox

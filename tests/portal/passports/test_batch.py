@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from portal import service
+from portal.assurance import service
 from portal.jobs import actions
 from portal.jobs.models import Job
 from portal.passports import making

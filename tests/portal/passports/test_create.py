@@ -14,9 +14,8 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from portal import service
 from portal.accounts import credentials
-from portal.assurance import codec, records
+from portal.assurance import codec, records, service
 from portal.jobs.models import Job
 from portal.passports import making
 from portal.passports.models import Passport

@@ -14,7 +14,7 @@ import time_machine
 from django.test import Client
 from django.utils import timezone
 
-from portal import service
+from portal.assurance import service
 from portal.assurance.errors import Unavailable
 from portal.passports import codes, intake, lookup
 from portal.passports.intake import State

@@ -12,8 +12,7 @@ from datetime import UTC, datetime
 import pytest
 from django.test import Client
 
-from portal import service
-from portal.assurance import records
+from portal.assurance import records, service
 from portal.passports import codes, lookup
 from tests.conftest import Sandbox
 from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE

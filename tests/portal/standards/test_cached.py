@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from portal import service
+from portal.assurance import service
 from portal.standards import cached
 from tests.portal.accounts.helpers import sign_in, upstream_calls
 from tests.portal.standards.helpers import (

@@ -1,5 +1,5 @@
-"""/readyz, for load balancers and monitors (/healthz, in portal/views.py, says only that the
-process answers). It checks, at once and within READY_SECONDS in all, what the portal needs to
+"""/healthz and /readyz, for load balancers and monitors. /healthz says only that the process
+answers. /readyz checks, at once and within READY_SECONDS in all, what the portal needs to
 serve: the database, Redis (the cache, and the job broker when it is Redis), a Celery worker
 alive (its heartbeat, portal/jobs/heartbeat.py) and the Assurance service answering; it names
 each, and answers 503 when any is down."""
@@ -17,11 +17,11 @@ import redis
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connections
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from portal import service
+from portal.assurance import service
 from portal.assurance.errors import AssuranceError
 from portal.jobs import heartbeat
 
@@ -39,6 +39,11 @@ Check = Callable[[], dict[str, object]]
 
 class Down(Exception):
     """A check's failure, with a message fit for the answer."""
+
+
+def alive(request: HttpRequest) -> HttpResponse:
+    """For load balancers and monitors: the portal's process answers."""
+    return HttpResponse("ok\n", content_type="text/plain; charset=utf-8")
 
 
 @require_safe

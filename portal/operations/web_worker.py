@@ -1,17 +1,7 @@
-"""How gunicorn serves the portal, in production as in `make run`:
-
-    gunicorn --config python:portal.gunicorn_config portal.wsgi:application --bind ...
-
-The limits on a request's head are gunicorn's own, written out: no client can make a worker
-hold more than a few KiB of it before the portal sees the request. A request line over the
-limit (an address too long) is answered with the portal's own page, with every header its pages
-carry, rather than gunicorn's plain text; every other malformed request still gets gunicorn's.
-
-Its hooks keep the workers' metrics (portal/operations/processes.py): the folder they are
-written to is emptied when gunicorn starts (a temporary one made if PROMETHEUS_MULTIPROC_DIR
-names none), each worker writes under a slot that its replacement takes over once it has ended,
-so that the files do not pile up however often workers are replaced.
-"""
+"""Gunicorn's worker for the portal (deploy/gunicorn.conf.py names it): gunicorn's threaded worker,
+except that a request line over the limit (an address too long) is answered with the portal's
+own page, with every header its pages carry, rather than gunicorn's plain text; every other
+malformed request still gets gunicorn's."""
 
 from __future__ import annotations
 
@@ -20,51 +10,8 @@ import socket
 import sys
 from collections.abc import Callable
 
-from gunicorn.arbiter import Arbiter
 from gunicorn.http.errors import LimitRequestLine
-from gunicorn.workers.base import Worker
 from gunicorn.workers.gthread import ThreadWorker
-
-from portal.operations import processes
-
-# Gunicorn reads the names below that are its settings and ignores the rest.
-worker_class = "portal.gunicorn_config.PortalWorker"
-limit_request_line = 4094  # bytes: the method, the address and the protocol
-limit_request_fields = 100
-limit_request_field_size = 8190  # bytes of any one header
-
-
-# --- hooks: the workers' metrics -----------------------------------------------------------------
-
-
-def on_starting(server: Arbiter) -> None:
-    processes.start_afresh()
-
-
-def pre_fork(server: Arbiter, worker: Worker) -> None:
-    """In the master: the new worker's slot, one no running worker holds (a worker is running
-    until the master has reaped it)."""
-    worker.metrics_slot = processes.free_slot(
-        getattr(running, "metrics_slot", -1) for running in server.WORKERS.values()
-    )
-
-
-def post_fork(server: Arbiter, worker: Worker) -> None:
-    """In the new worker, before it loads the portal."""
-    processes.claim(_slot_name(worker))
-
-
-def child_exit(server: Arbiter, worker: Worker) -> None:
-    """In the master, once it has reaped an ended worker."""
-    processes.release(_slot_name(worker))
-
-
-def on_exit(server: Arbiter) -> None:
-    processes.finish()
-
-
-def _slot_name(worker: Worker) -> str:
-    return f"web-{worker.metrics_slot}"
 
 
 class PortalWorker(ThreadWorker):

@@ -1,0 +1,57 @@
+"""The dashboard's counts by minute (portal/operations/counting.py): each an increment of its
+minute's key in the shared cache, added up over an hour or a day, none when recording is off."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import redis
+import time_machine
+
+from portal.operations import counting
+from tests.portal.standards.test_redis_cache import REDIS_URL, redis_cache  # noqa: F401 (a fixture)
+
+HOUR, DAY = timedelta(hours=1), timedelta(days=1)
+
+
+def test_counts_are_added_up_over_the_time_asked():
+    with time_machine.travel("2026-11-25 09:00:10Z", tick=False) as moment:
+        counting.count(counting.REQUESTS)
+        counting.count(counting.REQUESTS)
+        moment.shift(timedelta(minutes=30))
+        counting.count(counting.REQUESTS)
+        assert counting.total(counting.REQUESTS, HOUR) == 3
+        moment.shift(timedelta(minutes=31))  # the first two are over an hour old now
+        assert counting.total(counting.REQUESTS, HOUR) == 1
+        assert counting.total(counting.REQUESTS, DAY) == 3
+
+
+def test_counts_in_production_s_cache_are_kept_two_days(redis_cache):  # noqa: F811
+
+    counting.count(counting.LOOK_UPS_LIMITED)
+    counting.count(counting.LOOK_UPS_LIMITED)
+    assert counting.total(counting.LOOK_UPS_LIMITED, HOUR) == 2
+    [key] = redis.Redis.from_url(REDIS_URL).keys(f"{redis_cache}:*")
+    assert 0 < redis.Redis.from_url(REDIS_URL).ttl(key) <= counting.KEEP_SECONDS
+
+
+def test_each_name_is_counted_apart():
+    counting.count(counting.REQUESTS)
+    counting.count(counting.REQUESTS_FAILED)
+    assert counting.total(counting.REQUESTS, HOUR) == 1
+    assert counting.total(counting.REQUESTS_FAILED, HOUR) == 1
+    assert counting.total(counting.STANDARDS_HITS, HOUR) == 0
+
+
+def test_nothing_is_counted_with_recording_off(settings):
+    settings.PORTAL_METRICS_RECORDING = False
+    counting.count(counting.REQUESTS)
+    assert counting.total(counting.REQUESTS, HOUR) == 0
+
+
+def test_a_cache_out_of_reach_loses_the_count_not_the_request(settings, caplog):
+    settings.CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:9/0",
+                                   "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5}}}  # fmt: skip
+    counting.count(counting.REQUESTS)
+    assert "could not be made" in caplog.text
