@@ -39,7 +39,7 @@ from django.utils import timezone
 
 from portal.accounts import credentials
 from portal.assurance.client import BearerToken
-from portal.assurance.errors import AuthenticationRequired
+from portal.assurance.errors import AuthenticationRequired, Unavailable
 from portal.audit import events as audit
 from portal.jobs.models import Job, expiry
 from portal.operations import recording
@@ -139,6 +139,9 @@ class JobTask(DjangoTask):
             self._try_again_later(job, trouble)
         except SoftTimeLimitExceeded:
             _fail(job, "This took too long and was stopped. Try again later.")
+        except Unavailable as unavailable:  # the client has logged the call
+            log.warning("Job %s failed: %s", job_id, unavailable)
+            _fail(job, "The Assurance service did not answer. Try again in a few minutes.")
         except Exception:
             log.exception("Job %s failed", job_id)
             _fail(job, "Something went wrong while making this. Try again.")

@@ -6,14 +6,12 @@ two days or 30 days) read through an index: none grows with the records ever mad
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.sessions.models import Session
-from django.core.cache import cache
-from django.db.models import Count, Max, Min, Q, Sum
+from django.db.models import Count, F, Max, Min, Q, Sum
 from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
@@ -23,7 +21,6 @@ from portal.jobs.models import Job
 from portal.operations import counting, health
 from portal.operations.models import BAND_FIELDS, BANDS_MS, ServiceCalls, ServiceError
 
-DOWN_SINCE_KEY = "dashboard:service-down-since"
 JOB_WAIT_WARNING = timedelta(minutes=5)
 
 
@@ -50,14 +47,21 @@ def _service() -> Verdict:
     try:
         health.upstream()
     except health.Down as down:
-        cache.add(DOWN_SINCE_KEY, time.time(), None)
-        since = timezone.localtime(
-            datetime.fromtimestamp(cache.get(DOWN_SINCE_KEY, time.time()), tz=UTC)
-        )
+        since = _down_since()
+        when = f"since {timezone.localtime(since):%H:%M:%S}" if since else "now"
         return Verdict("The Assurance service", False, "Not answering",
-                       f"Not answering since {since:%H:%M:%S} ({down}).")  # fmt: skip
-    cache.delete(DOWN_SINCE_KEY)
+                       f"Not answering {when} ({down}).")  # fmt: skip
     return Verdict("The Assurance service", True, "Answering", "It answers the portal now.")
+
+
+def _down_since() -> datetime | None:
+    """When the outage began, as recorded: the first failed call after the last minute in
+    which a call was answered (to within that minute); None if no failed call is recorded."""
+    last_answered = ServiceCalls.objects.filter(calls__gt=F("errors")).aggregate(Max("minute"))
+    failed = ServiceError.objects.order_by("at")
+    if last_answered["minute__max"] is not None:
+        failed = failed.filter(at__gte=last_answered["minute__max"])
+    return failed.values_list("at", flat=True).first()
 
 
 def _workers() -> Verdict:
@@ -81,12 +85,24 @@ def _oldest_waiting() -> Verdict:
 
 
 def _lockouts() -> Verdict:
+    """The lockouts met in the sign-in window (by address and username tried) that no sign-in
+    under that username has followed since."""
     window = timedelta(seconds=settings.PORTAL_SIGN_IN_WINDOW_SECONDS)
-    met = Event.objects.filter(kind=Event.Kind.LOCKOUT_MET, at__gte=timezone.now() - window)
-    count = met.count()
+    since = timezone.now() - window
+    met = (
+        Event.objects.filter(kind=Event.Kind.LOCKOUT_MET, at__gte=since)
+        .values("client_address", "username")
+        .annotate(last=Max("at"))
+    )
+    signed_in = dict(
+        Event.objects.filter(kind=Event.Kind.SIGN_IN, at__gte=since)
+        .values_list("username")
+        .annotate(last=Max("at"))
+    )
+    count = sum(1 for row in met if signed_in.get(row["username"], row["last"]) <= row["last"])
     return Verdict("Lockouts in force", count == 0, str(count),
-                   f"Sign-ins refused for repeated failures in the last {_duration(window)}."
-                   )  # fmt: skip
+                   f"Addresses and usernames refused sign-in for repeated failures in the last "
+                   f"{_duration(window)}, and not signed in since.")  # fmt: skip
 
 
 def _portal_errors() -> Verdict:

@@ -32,6 +32,9 @@ def test_it_makes_staff_without_every_permission():
     user = get_user_model().objects.get(username="grower")
     assert user.is_staff
     assert not user.is_superuser
+    assert user.has_perms(["jobs.view_job", "audit.view_event", "auth.view_user"])
+    assert not user.has_perm("auth.change_user")
+    assert not user.has_perm("jobs.delete_job")
 
 
 def test_it_revokes():
@@ -40,6 +43,7 @@ def test_it_revokes():
     user = get_user_model().objects.get(username="grower")
     assert not user.is_staff
     assert not user.is_superuser
+    assert not user.has_perm("jobs.view_job")
 
 
 def test_it_keeps_an_existing_users_details(client, upstream_sandbox):

@@ -1,13 +1,17 @@
 """`python manage.py grant_staff USERNAME [--superuser] [--revoke]`: staff rights for an account.
 
 Portal users sign in through the Assurance service, so staff are made by name: the account's
-username on the service (as it shows in the admin's user list after a first sign-in).
+username on the service (as it shows in the admin's user list after a first sign-in). Staff are
+put in the group "Portal staff" (portal/accounts/staff.py): the dashboard, and the admin to read
+the portal's records, retry and cancel jobs and end users' sessions. A superuser also changes
+rights.
 """
 
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from portal.accounts import staff
 from portal.accounts.session import portal_user
 
 
@@ -21,9 +25,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         user = portal_user(options["username"])
-        user.is_staff = not options["revoke"]
-        user.is_superuser = user.is_staff and options["superuser"]
-        user.save()
+        if options["revoke"]:
+            staff.revoke(user)
+        else:
+            staff.grant(user, superuser=options["superuser"])
         state = "now staff" if user.is_staff else "no longer staff"
         extra = " with every permission" if user.is_superuser else ""
         self.stdout.write(f"{user.get_username()} is {state}{extra}.")

@@ -27,8 +27,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def staff(upstream_sandbox) -> Client:
-    """The grower, made a superuser by the command, signed in."""
-    call_command("grant_staff", "grower", "--superuser", stdout=StringIO())
+    """The grower, made staff by the command (not a superuser), signed in."""
+    call_command("grant_staff", "grower", stdout=StringIO())
     return signed_in("grower")
 
 
@@ -106,6 +106,17 @@ def test_passports_and_mailings_are_there_to_read_not_to_change(staff, mail_serv
         staff.post(f"/admin/passports/mailing/{mailing.pk}/delete/", {"post": "yes"}).status_code
         == 403
     )
+
+
+def test_staff_read_users_but_only_a_superuser_changes_rights(staff):
+    partner = signed_in("partner")
+    user = get_user_model().objects.get(username="partner")
+    assert "partner" in staff.get("/admin/auth/user/").content.decode()
+    change = {"username": "partner", "is_active": "on", "is_staff": "on", "is_superuser": "on"}
+    assert staff.post(f"/admin/auth/user/{user.pk}/change/", change).status_code == 403
+    user.refresh_from_db()
+    assert not user.is_staff and not user.is_superuser
+    assert partner.get("/passports/").status_code == 200
 
 
 def test_only_staff_reach_the_admin(upstream_sandbox, client):

@@ -13,6 +13,7 @@ from celery.exceptions import Retry
 from django.utils import timezone
 
 from portal.accounts import credentials
+from portal.assurance import service
 from portal.jobs import actions, tasks
 from portal.jobs.models import Job
 from portal.standards import cached
@@ -90,6 +91,18 @@ def test_ended_credentials_stop_the_job_until_its_user_signs_in_again(grower, rf
         Job.State.FAILED, "Sign in again to finish this", True,
     )  # fmt: skip
     assert job.credential == ""
+
+
+def test_a_service_out_of_reach_fails_the_job_saying_so(grower, settings, job_files):
+    job = new_job(grower)
+    settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"  # nothing listens there
+    service.client.cache_clear()
+    job = run(job)
+    assert (job.state, job.message) == (
+        Job.State.FAILED, "The Assurance service did not answer. Try again in a few minutes.",
+    )  # fmt: skip
+    assert job.credential  # kept, for its owner or staff to retry it
+    assert files_in(job_files) == []
 
 
 def test_progress_is_written_at_most_twice_a_second_and_always_at_the_end(grower):

@@ -5,20 +5,23 @@ the service is not answering, and its charts come with their numbers."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from io import StringIO
 
 import pytest
+import time_machine
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from portal.audit.models import Event
 from portal.jobs.models import Job
 from portal.operations import health
 from portal.operations.models import ServiceCalls
 from tests.jobs import run
-from tests.portal.accounts.helpers import replace_view, sign_in, signed_in
+from tests.portal.accounts.helpers import replace_view, sign_in, sign_in_from, signed_in
 from tests.portal.jobs.conftest import new_job
 from tests.portal.passports.helpers import text
 from tests.portal.passports.made import made_with_the_form
@@ -50,6 +53,40 @@ def shown(page, label: str) -> str:
 def test_only_staff_see_it(upstream_sandbox, client):
     assert client.get("/staff/")["Location"].startswith("/accounts/sign-in/")
     assert signed_in("partner").get("/staff/").status_code == 403
+
+
+OUTSIDE = "203.0.113.9"  # none of PORTAL_METRICS_ALLOWED's addresses
+
+
+def signed_in_at(address: str, username: str) -> Client:
+    """A new test client at `address`, signed in as the demo account `username`."""
+    client = Client(REMOTE_ADDR=address)
+    assert sign_in(client, username).status_code == 302
+    return client
+
+
+@pytest.mark.parametrize("headers", [{}, HTMX], ids=["page", "fragment"])
+@pytest.mark.parametrize("address", ["127.0.0.1", OUTSIDE], ids=["allowed", "not-allowed"])
+def test_every_staff_page_answers_by_rights_not_by_address(upstream_sandbox, address, headers):
+    """The addresses allowed to read /metrics open no staff page, and staff elsewhere are
+    still staff."""
+    call_command("grant_staff", "grower", stdout=StringIO())
+    partner_id = get_user_model().objects.get_or_create(username="partner")[0].pk
+    end_sessions = f"/staff/users/{partner_id}/end-sessions"
+    anonymous = Client(REMOTE_ADDR=address)
+    answer = anonymous.get("/staff/", headers=headers)
+    sent_to = answer["HX-Redirect"] if headers else answer["Location"]
+    assert sent_to.startswith("/accounts/sign-in/?next=")
+    assert anonymous.post(end_sessions)["Location"].startswith("/accounts/sign-in/")
+
+    partner = signed_in_at(address, "partner")
+    assert partner.get("/staff/", headers=headers).status_code == 403
+    assert partner.post(end_sessions).status_code == 403
+
+    staff = signed_in_at(address, "grower")
+    assert staff.get("/staff/", headers=headers).status_code == 200
+    assert staff.post(end_sessions).status_code == 302
+    assert partner.get("/passports/")["Location"].startswith("/accounts/sign-in/")
 
 
 def test_its_use_figures_are_the_use_made(staff, fresh_lockouts, settings):
@@ -96,7 +133,7 @@ def test_the_service_not_answering_turns_its_verdict_red(staff, settings):
     service.client.cache_clear()
     cache.delete(health.UPSTREAM_KEY)
     words = text(staff.get("/staff/"))
-    assert "The Assurance service ✗ Not answering" in words and "Not answering since" in words
+    assert "The Assurance service ✗ Not answering" in words
 
 
 def test_its_jobs_link_the_failed_ones_to_the_admin(staff):
@@ -188,3 +225,34 @@ def test_only_staff_end_sessions_and_only_by_post(staff):
     assert staff.get(address).status_code == 405
     assert staff.post("/staff/users/999999/end-sessions").status_code == 404
     assert not Event.objects.filter(kind=Event.Kind.SESSIONS_ENDED).exists()
+
+
+def test_a_lockout_is_in_force_once_however_often_it_is_met_and_ends_with_a_sign_in(
+    staff, fresh_lockouts, settings
+):
+    settings.PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = 1
+    settings.PORTAL_TRUSTED_PROXIES = ["127.0.0.1"]  # so that another address can be named
+    stranger = Client()
+    sign_in(stranger, "partner", "wrong-password")
+    for _ in range(3):
+        assert sign_in(stranger, "partner", "wrong-again").status_code == 429
+    assert "Lockouts in force ✗ 1" in text(staff.get("/staff/"))
+    assert sign_in_from(Client(), "192.0.2.7", "partner").status_code == 302  # rightly
+    assert "Lockouts in force ✓ 0" in text(staff.get("/staff/"))
+
+
+def test_the_service_is_not_answering_since_its_first_failed_call(staff, settings):
+    from portal.assurance import service
+
+    later = timezone.now().replace(second=0) + timedelta(hours=1)  # after the staff's sign-in
+    with time_machine.travel(later, tick=False) as moment:
+        assert staff.get("/memberships/").status_code == 200  # answered
+        moment.shift(timedelta(seconds=75))
+        settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"  # nothing listens there
+        service.client.cache_clear()
+        cache.delete(health.UPSTREAM_KEY)
+        assert staff.get("/memberships/").status_code == 503  # the first failure
+        failed_at = timezone.localtime()
+        moment.shift(timedelta(seconds=40))
+        words = text(staff.get("/staff/"))
+    assert f"Not answering since {failed_at:%H:%M:%S}" in words

@@ -8,8 +8,10 @@ import contextlib
 import ipaddress
 from contextlib import closing
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import OperationalError
 from django.test import Client
 from django.utils import timezone
@@ -53,6 +55,17 @@ def test_any_other_address_gets_the_page_of_an_address_that_does_not_exist():
     response = Client(REMOTE_ADDR=OUTSIDE).get("/metrics")
     assert response.status_code == 404
     assert b"portal_requests" not in response.content
+
+
+@pytest.mark.parametrize("username", [None, "partner", "grower"],
+                         ids=["anonymous", "signed-in", "staff"])  # fmt: skip
+def test_signing_in_opens_it_to_nobody_the_address_decides(upstream_sandbox, username):
+    call_command("grant_staff", "grower", stdout=StringIO())
+    for address, status in (("127.0.0.1", 200), (OUTSIDE, 404)):
+        client = Client(REMOTE_ADDR=address)
+        if username is not None:
+            assert sign_in(client, username).status_code == 302
+        assert client.get("/metrics").status_code == status, address
 
 
 def test_the_token_opens_it_from_any_address(settings):

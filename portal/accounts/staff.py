@@ -1,0 +1,44 @@
+"""The portal's staff: users with staff rights, in the group "Portal staff", whose permissions
+are what the dashboard and the admin's daily work need and no more: to read users (and end their
+sessions), the audit trail, recorded passports and mailings, and jobs (and retry or cancel
+them). Changing anyone's rights stays with superusers."""
+
+from __future__ import annotations
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import Group, Permission
+
+GROUP = "Portal staff"
+PERMISSIONS = (
+    ("auth", "view_user"),
+    ("audit", "view_event"),
+    ("passports", "view_passport"),
+    ("passports", "view_mailing"),
+    ("jobs", "view_job"),
+)
+
+
+def grant(user: AbstractBaseUser, *, superuser: bool = False) -> None:
+    """Staff rights for `user`: in the staff's group, with every permission if `superuser`."""
+    user.is_staff = True
+    user.is_superuser = superuser
+    user.save()
+    user.groups.add(staff_group())
+
+
+def revoke(user: AbstractBaseUser) -> None:
+    user.is_staff = user.is_superuser = False
+    user.save()
+    user.groups.remove(*Group.objects.filter(name=GROUP))
+
+
+def staff_group() -> Group:
+    """The staff's group, with its permissions as PERMISSIONS says (made again if changed)."""
+    group, _ = Group.objects.get_or_create(name=GROUP)
+    wanted = Permission.objects.filter(
+        content_type__app_label__in={app for app, _ in PERMISSIONS}
+    ).filter(codename__in={codename for _, codename in PERMISSIONS})
+    group.permissions.set(
+        [p for p in wanted if (p.content_type.app_label, p.codename) in PERMISSIONS]
+    )
+    return group
