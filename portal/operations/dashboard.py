@@ -318,18 +318,19 @@ class Chart:
     bars: list[Bar]
     largest: int
     bar_width: float
+    unit: str = ""  # after the numbers said, as " ms"
 
     WIDTH, HEIGHT = 600, 160
 
 
-def bar_chart(title: str, description: str, values: list[tuple[str, int]]) -> Chart:
+def bar_chart(title: str, description: str, values: list[tuple[str, int]], unit: str = "") -> Chart:
     largest = max((value for _, value in values), default=0)
     width = Chart.WIDTH / max(1, len(values))
     bars = []
     for position, (label, value) in enumerate(values):
         height = (value / largest) * (Chart.HEIGHT - 10) if largest else 0
         bars.append(Bar(label, value, position * width, Chart.HEIGHT - height, height))
-    return Chart(title, description, bars, largest, max(1.0, width - 2))
+    return Chart(title, description, bars, largest, max(1.0, width - 2), unit)
 
 
 def passports_a_day(days: int = 30) -> Chart:
@@ -371,7 +372,7 @@ def service_by_hour(hours: int = 48) -> tuple[Chart, Chart, Chart]:
                   calls),
         bar_chart("Time the slowest calls took, by hour",
                   "The 95th percentile of the time calls took each hour, as the upper bound of "
-                  f"its band in milliseconds, over the last {hours} hours.", p95),
+                  f"its band in milliseconds, over the last {hours} hours.", p95, " ms"),
         bar_chart("Errors by hour", f"Failed calls each hour over the last {hours} hours.",
                   errors),
     )  # fmt: skip
