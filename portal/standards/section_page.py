@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString
 from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.standards import cached
-from portal.standards.addresses import PREVIEW
+from portal.standards.addresses import PREVIEW, points_address
 from portal.standards.filters import Choices, Filters
 from portal.standards.points import Point, arrange
 
@@ -80,15 +80,25 @@ def section_part(
     made = cache.get(key)
     if made is None:
         listing = SectionListing.of(fetched.record, requested)
-        context = {
-            "stage": stage, "scheme_guid": scheme_guid, "section": fetched.record,
-            "scheme_name": cached.name_in(schemes, scheme_guid), "listing": listing,
-        }  # fmt: skip
+        context = section_context(stage, scheme_guid, cached.name_in(schemes, scheme_guid),
+                                  listing)  # fmt: skip
         html = render_to_string(f"{SECTION_TEMPLATE}#{part}", context, request)
         made = Made(_title(fetched.record, stage), SafeString(html), listing.filters.query)
         if listing.filters == requested:  # an address of filters the section lacks keeps none
             cache.set(key, made, settings.STANDARDS_KEEP_SECONDS)
     return made
+
+
+def section_context(
+    stage: str, scheme_guid: str, scheme_name: str | None, listing: SectionListing
+) -> dict[str, object]:
+    """What the section's template renders its parts with (bench/standards.py times the render
+    with it too)."""
+    return {
+        "stage": stage, "scheme_guid": scheme_guid, "section": listing.section,
+        "scheme_name": scheme_name, "listing": listing,
+        "points_address": points_address(stage, scheme_guid),  # reversed once for every point
+    }  # fmt: skip
 
 
 def _title(section: records.SectionData, stage: str) -> str:

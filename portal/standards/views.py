@@ -25,7 +25,7 @@ from portal.lib.htmx import wants_fragment
 from portal.lib.references import parse_reference
 from portal.standards import cached, exports, tasks
 from portal.standards import changes as changes_of
-from portal.standards.addresses import LIVE, PREVIEW, sector_of
+from portal.standards.addresses import LIVE, PREVIEW, points_address, sector_of
 from portal.standards.filters import Filters
 from portal.standards.points import arrange
 from portal.standards.search import SectionHits, is_reference, matches
@@ -99,7 +99,7 @@ def point(
     return render(request, "standards/point.html", {
         "stage": stage, "scheme_guid": scheme_guid, "section": fetched.record,
         "scheme_name": cached.scheme_name(credentials, stage, scheme_guid), "p": the_point,
-        "fetched": [fetched],
+        "points_address": points_address(stage, scheme_guid), "fetched": [fetched],
     })  # fmt: skip
 
 
