@@ -12,18 +12,19 @@ directory, as the report says. It signs in as grower through the sign-in form, t
 
 - recording: two portals on the same sandbox, a database each, one of them with
   PORTAL_METRICS_RECORDING=false, under `wrk` at 16 connections (a request each, as nginx sends
-  them): the signed-in home page (warm: no call to the service; recording counts the request)
-  and the memberships page (a call to the service each request, `authorisation`, which
-  recording adds to its minute's row), each page on the two portals in turn, the order swapped
-  every round, for five rounds. Target: the median of the rounds' ratios of the home page's
-  throughput with recording to without is at least 0.95. The memberships page's ratio is
-  printed beside it.
+  them): a section page of the demo's standards, warm (no call to the service; recording counts
+  the request and the cache's hit), the signed-in home page, and the memberships page (a call
+  to the service each request, `authorisation`, which recording adds to its minute's row), each
+  page on the two portals in turn, the order swapped every round, for five rounds. Target: the
+  median of the rounds' ratios of the warm section page's throughput with recording to without
+  is at least 0.95. The other two pages' ratios are printed beside it.
 - scaling: two portals whose databases hold what the portal records as it works, written here
   as recording, the audit trail and the jobs leave it: a million calls to the service spread
   over the minutes of PORTAL_METRICS_DAYS (30), eight operations and 16 writers (a row a
   minute, an operation and a writer, with its count, failures and bands of time; 0.5% failed,
   each with its error row), 300,000 audit events over 90 days, 20,000 jobs over the last week,
-  and the counts by minute the dashboard reads from the cache over two days; against a
+  and the counts by minute the dashboard reads from the cache over two days; then the sweep's
+  folding of the minutes' rows of hours two hours old into a row an hour; against a
   thousand calls with the rest in proportion. grower is staff in both. /staff/, signed in, one
   request at a time, the two portals in turn (the order swapped every round) for 10 rounds of
   3. Target: the dashboard's median time with a million calls is at most 2 times its median
@@ -77,13 +78,20 @@ from bench.common import (
     wrk,
 )
 from portal.lib.env import database_label
+from sandbox.ids import guid_for
 from scripts import servers
 
 REDIS_URL = "redis://127.0.0.1:6379/15"
 POSTGRES_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 # Recording's cost: wrk on each page of a portal with recording and one without, in turn.
+# The target's page: a section of the demo's standards, warm (kept in the shared cache: no call to
+# the service, recording counts the request and a hit of the cache); the home page (the same
+# layout, no content) and the memberships page (a call to the service each request, which
+# recording adds to its minute's row) printed beside it.
+SECTION_PATH = f"/standards/{guid_for('scheme:crops')}/CR/CP/"
 HOME_PATH, MEMBERSHIPS_PATH = "/", "/memberships/"
+RECORDING_PATHS = (SECTION_PATH, HOME_PATH, MEMBERSHIPS_PATH)
 CONNECTIONS, LOAD_SECONDS, LOAD_ROUNDS = 16, 4, 5
 RECORDING_RATIO = 0.95
 
@@ -193,15 +201,13 @@ class Recording:
 def measure_recording(with_url: str, without_url: str, cookies: dict[str, str]) -> Recording:
     """wrk on each page of the portal with recording (`with_url`) and the one without, in turn,
     the order swapped every round; `cookies` by portal address."""
-    pairs = [
-        (url, path) for url in (with_url, without_url) for path in (HOME_PATH, MEMBERSHIPS_PATH)
-    ]
+    pairs = [(url, path) for url in (with_url, without_url) for path in RECORDING_PATHS]
     sizes = {(url, path): page_size(url + path, cookies[url]) for url, path in pairs}
     for (url, path), least in sizes.items():  # untimed: workers warm, connections open
         wrk(url + path, cookies[url], "warm-up", CONNECTIONS, 1, least)
-    loads: dict[str, list[tuple[Load, Load]]] = {HOME_PATH: [], MEMBERSHIPS_PATH: []}
+    loads: dict[str, list[tuple[Load, Load]]] = {path: [] for path in RECORDING_PATHS}
     for n in range(1, LOAD_ROUNDS + 1):
-        for path in (HOME_PATH, MEMBERSHIPS_PATH):
+        for path in RECORDING_PATHS:
             turns = [(with_url, "with"), (without_url, "without")]
             found = {}
             for url, label in turns if n % 2 else reversed(turns):
@@ -242,6 +248,8 @@ def fill(calls: int) -> None:
     from django.core.management import call_command
     from django.db import connection
 
+    from portal.operations import recording
+
     call_command("migrate", verbosity=0)
 
     rng = random.Random(calls)
@@ -251,6 +259,7 @@ def fill(calls: int) -> None:
     _events(rng, round(calls * EVENTS_PER_CALL), now, users)
     _jobs(rng, round(calls * JOBS_PER_CALL), now, users)
     _counts(rng, calls, now)
+    recording.fold()  # as the periodic sweep leaves the hours two hours old
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")  # as autovacuum would have by the time staff look
@@ -474,9 +483,10 @@ def report(
     print(f"\nRecording: wrk, {CONNECTIONS} connections (a request each), {LOAD_SECONDS} s each, "
           f"each page on the portal with recording and the one without in turn:")  # fmt: skip
     print_loads([load for pairs in found.loads.values() for pair in pairs for load in pair])
-    print(f"Medians of the rounds' ratios, with recording / without: home page "
-          f"{found.ratio(HOME_PATH):.2f}, memberships page (a call to the service each) "
-          f"{found.ratio(MEMBERSHIPS_PATH):.2f}.")  # fmt: skip
+    print(f"Medians of the rounds' ratios, with recording / without: the section page (warm) "
+          f"{found.ratio(SECTION_PATH):.2f}, home page {found.ratio(HOME_PATH):.2f}, "
+          f"memberships page (a call to the service each) {found.ratio(MEMBERSHIPS_PATH):.2f}."
+          )  # fmt: skip
     print("\nThe dashboard's databases, filled:")
     for label in (many, few):
         print(f"- {label} ({filled[label]:.0f} s): {'; '.join(fills[label].splitlines())}")
@@ -489,8 +499,8 @@ def report(
           f"{ratio:.2f} times as long.")  # fmt: skip
     print()
     print_targets([
-        AtLeast(f"home page, recording / not, throughput (median of {LOAD_ROUNDS})",
-                found.ratio(HOME_PATH), RECORDING_RATIO, unit="x"),
+        AtLeast(f"warm section page, recording / not, throughput (median of {LOAD_ROUNDS})",
+                found.ratio(SECTION_PATH), RECORDING_RATIO, unit="x"),
         Target(f"dashboard, {many} / {few}, medians", ratio, SCALING_RATIO, unit="x",
                inclusive=True),
     ])  # fmt: skip

@@ -76,6 +76,8 @@ class Job(models.Model):
                 name="jobs_job_waiting_or_running",
             ),
             models.Index(fields=["finished"], name="jobs_job_finished"),
+            # The staff dashboard's jobs of the last day (portal/operations/dashboard.py).
+            models.Index(fields=["created"], name="jobs_job_created"),
         ]
 
     def __str__(self) -> str:

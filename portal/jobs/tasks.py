@@ -266,6 +266,7 @@ def sweep() -> None:
     remove_expired()
     send_lost_again()
     audit.prune()
+    recording.fold()
     recording.prune()
 
 

@@ -14,7 +14,9 @@ BAND_FIELDS = tuple(f"under_{bound}" if bound else "slower" for bound in BANDS_M
 
 class ServiceCalls(models.Model):
     """The calls of one minute, of one operation, made by one writer (a thread of a process):
-    no two writers ever wait on one row, and the dashboard adds them up."""
+    no two writers ever wait on one row, and the dashboard adds them up. Once an hour is two
+    hours old, the sweep folds its rows into one an operation (`minute` the hour's start, the
+    writer "hourly": recording.fold)."""
 
     minute = models.DateTimeField()
     operation = models.CharField(max_length=40)

@@ -1,0 +1,71 @@
+"""The service's calls as recorded for the dashboard (portal/operations/recording.py): by minute,
+folded by the sweep into a row an hour once the hour is two hours old, with the dashboard's
+figures unchanged by the folding, and pruned after PORTAL_METRICS_DAYS."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+
+from portal.assurance.client import CallReport
+from portal.jobs.tasks import sweep
+from portal.operations import dashboard, recording
+from portal.operations.models import ServiceCalls, ServiceError
+
+pytestmark = pytest.mark.django_db
+
+DAY, TWO_DAYS = timedelta(days=1), timedelta(days=2)
+
+
+def called(operation: str, *, seconds: float = 0.03, failed: bool = False) -> None:
+    """A call the client reports, as it reports it."""
+    status, outcome = (None, "Unavailable") if failed else (200, "ok")
+    recording.call_reported(None, CallReport(operation, status, outcome, seconds, 100, 1))
+
+
+def figures() -> tuple[list, list]:
+    by_hour = dashboard.service_by_hour()
+    return dashboard.operations(DAY), [[bar.value for bar in chart.bars] for chart in by_hour]
+
+
+def test_the_sweep_folds_old_minutes_into_hours_and_the_figures_stay_the_same():
+    with time_machine.travel("2026-11-24 09:10:00Z", tick=False) as moment:
+        called("login")
+        called("login", seconds=0.3, failed=True)
+        moment.shift(timedelta(minutes=30))
+        called("login", seconds=1.2)
+        called("authorisation")
+        moment.shift(timedelta(minutes=25))  # 10:05
+        called("login")
+        moment.move_to("2026-11-24 12:20:00Z")
+        called("passport")
+        before = figures()
+        rows_before = ServiceCalls.objects.count()
+        sweep()
+        assert figures() == before
+        hourly = ServiceCalls.objects.filter(writer=recording.HOURLY)
+        assert sorted(hourly.values_list("operation", "calls", "errors")) == [
+            ("authorisation", 1, 0), ("login", 3, 1),
+        ]  # fmt: skip
+        assert ServiceCalls.objects.count() == rows_before - 1  # 09:00's login rows made one
+        sweep()  # again: nothing more to fold
+        assert figures() == before
+        moment.move_to("2026-11-24 13:01:00Z")
+        an_hour_on = figures()  # the windows have moved on an hour
+        sweep()  # 10:00 is two hours old now: folded into its own hour's row
+        assert figures() == an_hour_on
+        assert ServiceCalls.objects.filter(writer=recording.HOURLY).count() == 3
+
+
+def test_what_is_older_than_the_days_kept_is_pruned(settings):
+    settings.PORTAL_METRICS_DAYS = 2
+    with time_machine.travel("2026-11-20 09:10:00Z", tick=False) as moment:
+        called("login", failed=True)
+        moment.move_to("2026-11-22 09:00:00Z")
+        called("login", failed=True)
+        moment.move_to("2026-11-22 09:20:00Z")
+        sweep()
+        assert ServiceCalls.objects.get().minute.day == 22
+        assert ServiceError.objects.get().at.day == 22
