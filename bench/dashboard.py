@@ -23,7 +23,7 @@ directory, as the report says. It signs in as grower through the sign-in form, t
   over the minutes of PORTAL_METRICS_DAYS (30), eight operations and 16 writers (a row a
   minute, an operation and a writer, with its count, failures and bands of time; 0.5% failed,
   each with its error row), 300,000 audit events over 90 days, 20,000 jobs over the last week,
-  and the counts by minute the dashboard reads from the cache over two days; then the sweep's
+  and the counts by five minutes the dashboard reads from the cache over two days; then the sweep's
   folding of the minutes' rows of hours two hours old into a row an hour; against a
   thousand calls with the rest in proportion. grower is staff in both. /staff/, signed in, one
   request at a time, the two portals in turn (the order swapped every round) for 10 rounds of
@@ -124,7 +124,7 @@ JOBS_PER_CALL, JOB_DAYS = 0.02, 7  # ended jobs are kept PORTAL_JOB_RESULT_DAYS 
 JOB_SHARES = {"passport-pdf": 85, "passport-batch": 5, "passport-export": 4, "passport-mail": 3,
               "scheme-export-csv": 3}  # fmt: skip
 CALLS_PER_USER = 2_000  # users who sign in: 500 for a million calls
-REQUESTS_PER_CALL, COUNT_DAYS = 2, 2  # the cache's counts by minute, kept two days
+REQUESTS_PER_CALL, COUNT_DAYS = 2, 2  # the cache's counts by five minutes, kept two days
 
 
 # --- databases ------------------------------------------------------------------------------------
@@ -386,21 +386,22 @@ def _times_as_given(model: type, *names: str) -> Iterator[None]:
 
 
 def _counts(rng: random.Random, calls: int, now: datetime) -> None:
-    """The counts by minute the dashboard reads from the cache (portal/operations/counting.py),
-    over the COUNT_DAYS they are kept, in proportion to the calls."""
+    """The counts by five minutes the dashboard reads from the cache
+    (portal/operations/counting.py), over the COUNT_DAYS they are kept, in proportion to the
+    calls."""
     from django.core.cache import cache
 
     from portal.operations import counting
 
-    minutes = COUNT_DAYS * 24 * 60
-    last = int(now.timestamp() // 60)
+    slots = COUNT_DAYS * 24 * 3600 // counting.SLOT_SECONDS
+    last = counting.slot_of(now.timestamp())
     requests = round(calls * REQUESTS_PER_CALL * COUNT_DAYS / METRICS_DAYS)
     shares = {counting.REQUESTS: 1, counting.REQUESTS_FAILED: 0.001,
               counting.STANDARDS_HITS: 0.4, counting.STANDARDS_MISSES: 0.02,
               counting.LOOK_UPS_LIMITED: 0.001}  # fmt: skip
     for name, share in shares.items():
-        by_minute = Counter(last - rng.randrange(minutes) for _ in range(round(requests * share)))
-        cache.set_many({counting._key(name, minute): n for minute, n in by_minute.items()},
+        by_slot = Counter(last - rng.randrange(slots) for _ in range(round(requests * share)))
+        cache.set_many({counting.key_of(name, slot): n for slot, n in by_slot.items()},
                        counting.KEEP_SECONDS)  # fmt: skip
 
 

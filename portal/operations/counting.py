@@ -1,7 +1,7 @@
-"""What the portal counts by minute for the staff dashboard, in the shared cache: requests
+"""What the portal counts by five minutes for the staff dashboard, in the shared cache: requests
 answered and those the portal failed, the standards cache's hits and misses, look-ups refused by
-their limit. A count is one increment of its minute's key (one round trip to Redis), kept two
-days; the dashboard adds up an hour's or a day's keys, read at once (at most 1,440 a name), so
+their limit. A count is one increment of its five minutes' key (one round trip to Redis), kept
+two days; the dashboard adds up an hour's or a day's keys, read at once (at most 289 a name), so
 that neither grows with the requests ever made. A count that cannot be made (the cache out of
 reach) is lost and logged: the request goes on.
 """
@@ -24,14 +24,15 @@ STANDARDS_MISSES = "standards-misses"
 LOOK_UPS_LIMITED = "look-ups-limited"
 
 KEEP_SECONDS = 2 * 24 * 3600
+SLOT_SECONDS = 5 * 60
 PREFIX = "counts"
 
 
 def count(name: str) -> None:
-    """One more `name` in this minute."""
+    """One more `name` in these five minutes."""
     if not settings.PORTAL_METRICS_RECORDING:
         return
-    key = _key(name, _minute(time.time()))
+    key = key_of(name, slot_of(time.time()))
     try:
         _increment(key)
     except Exception:
@@ -39,23 +40,26 @@ def count(name: str) -> None:
 
 
 def total(name: str, since: timedelta) -> int:
-    """How many `name` in the minutes since `since` ago, this one included."""
-    now = _minute(time.time())
-    minutes = range(now - int(since.total_seconds() // 60) + 1, now + 1)
-    return sum(cache.get_many([_key(name, minute) for minute in minutes]).values())
+    """How many `name` since `since` ago, to within five minutes: the counts of the five
+    minutes it began in, and of every five minutes since, this one included."""
+    now = time.time()
+    slots = range(slot_of(now - since.total_seconds()), slot_of(now) + 1)
+    return sum(cache.get_many([key_of(name, slot) for slot in slots]).values())
 
 
 def _increment(key: str) -> None:
     try:
         cache.incr(key)
-    except ValueError:  # the minute's first count
+    except ValueError:  # the first count of these five minutes
         if not cache.add(key, 1, KEEP_SECONDS):
             cache.incr(key)  # another process made it just now
 
 
-def _minute(timestamp: float) -> int:
-    return int(timestamp // 60)
+def slot_of(timestamp: float) -> int:
+    """The five minutes a moment (seconds since the epoch) falls in."""
+    return int(timestamp // SLOT_SECONDS)
 
 
-def _key(name: str, minute: int) -> str:
-    return f"{PREFIX}:{name}:{minute}"
+def key_of(name: str, slot: int) -> str:
+    """The cache's key of `name`'s count in the five minutes `slot`."""
+    return f"{PREFIX}:{name}:{slot}"

@@ -1,5 +1,6 @@
-"""The dashboard's counts by minute (portal/operations/counting.py): each an increment of its
-minute's key in the shared cache, added up over an hour or a day, none when recording is off."""
+"""The dashboard's counts by five minutes (portal/operations/counting.py): each an increment of
+its five minutes' key in the shared cache, added up over an hour or a day to within five
+minutes, none when recording is off."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ def test_counts_are_added_up_over_the_time_asked():
         moment.shift(timedelta(minutes=30))
         counting.count(counting.REQUESTS)
         assert counting.total(counting.REQUESTS, HOUR) == 3
-        moment.shift(timedelta(minutes=31))  # the first two are over an hour old now
+        moment.shift(timedelta(minutes=31))  # over an hour, but within its five minutes
+        assert counting.total(counting.REQUESTS, HOUR) == 3
+        moment.shift(timedelta(minutes=5))  # the first two are out of the hour now
         assert counting.total(counting.REQUESTS, HOUR) == 1
         assert counting.total(counting.REQUESTS, DAY) == 3
 

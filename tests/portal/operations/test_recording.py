@@ -10,6 +10,7 @@ import pytest
 import time_machine
 
 from portal.assurance.client import CallReport
+from portal.audit import events as audit
 from portal.jobs.tasks import sweep
 from portal.operations import dashboard, recording
 from portal.operations.models import ServiceCalls, ServiceError
@@ -69,3 +70,28 @@ def test_what_is_older_than_the_days_kept_is_pruned(settings):
         sweep()
         assert ServiceCalls.objects.get().minute.day == 22
         assert ServiceError.objects.get().at.day == 22
+
+
+def passports_made(count: int) -> None:
+    for _ in range(count):
+        audit.record(audit.Kind.PASSPORT_CREATED, username="grower")
+
+
+def chart_of_passports() -> dict[str, int]:
+    return {bar.label: bar.value for bar in dashboard.passports_a_day().bars}
+
+
+def test_passports_a_day_count_past_days_once_and_today_as_it_goes():
+    with time_machine.travel("2026-11-23 10:00:00Z", tick=False) as moment:
+        passports_made(1)
+        moment.move_to("2026-11-24 09:00:00Z")
+        passports_made(2)
+        chart = chart_of_passports()
+        assert (chart["23 Nov"], chart["24 Nov"], len(chart)) == (1, 2, 30)
+        passports_made(1)
+        assert chart_of_passports()["24 Nov"] == 3
+        moment.move_to("2026-11-25 08:00:00Z")
+        passports_made(4)
+        chart = chart_of_passports()
+        assert (chart["23 Nov"], chart["24 Nov"], chart["25 Nov"]) == (1, 3, 4)
+        assert sum(chart.values()) == 8
