@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+import psycopg
 import requests
+from psycopg import sql
 
 from sandbox.ids import guid_for
 from scripts import servers
@@ -369,3 +371,33 @@ def print_timings(timings: list[tuple[str, Timing]]) -> None:
         ["", "median", "p95", "min"],
         [[name, ms(t.median), ms(t.p95), ms(t.minimum)] for name, t in timings],
     )
+
+
+# --- databases ------------------------------------------------------------------------------------
+
+POSTGRES_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+@contextmanager
+def databases(
+    prefix: str, names: list[str], directory: Path
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """A database for each name (`bench_<prefix>_<pid>_<name>`), dropped afterwards: on
+    PostgreSQL, production's database, if it answers at BENCH_POSTGRES_URL's server, else SQLite
+    files in `directory`. The kind ("PostgreSQL" or "SQLite") and each name's URL."""
+    try:
+        admin = psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError:
+        yield "SQLite", {name: f"sqlite:///{directory / f'{name}.sqlite3'}" for name in names}
+        return
+    made = {name: f"bench_{prefix}_{os.getpid()}_{name}" for name in names}
+    base = POSTGRES_URL.rsplit("/", 1)[0]
+    with admin:
+        try:
+            for database in made.values():
+                admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+            yield "PostgreSQL", {name: f"{base}/{database}" for name, database in made.items()}
+        finally:
+            for database in made.values():
+                admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                    sql.Identifier(database)))  # fmt: skip

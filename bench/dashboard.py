@@ -52,9 +52,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import dj_database_url
-import psycopg
 import redis
-from psycopg import sql
 
 from bench.common import (
     DEMO_USER,
@@ -64,6 +62,7 @@ from bench.common import (
     Load,
     Target,
     Timing,
+    databases,
     heading,
     loopback_session,
     machine_load,
@@ -82,7 +81,6 @@ from sandbox.ids import guid_for
 from scripts import servers
 
 REDIS_URL = "redis://127.0.0.1:6379/15"
-POSTGRES_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 # Recording's cost: wrk on each page of a portal with recording and one without, in turn.
 # The target's page: a section of the demo's standards, warm (kept in the shared cache: no call to
@@ -128,28 +126,6 @@ REQUESTS_PER_CALL, COUNT_DAYS = 2, 2  # the cache's counts by five minutes, kept
 
 
 # --- databases ------------------------------------------------------------------------------------
-
-
-@contextmanager
-def databases(names: list[str], directory: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    """A database for each name, dropped afterwards: on PostgreSQL if it answers, else SQLite
-    files in `directory`. The kind ("PostgreSQL" or "SQLite") and each name's URL."""
-    try:
-        admin = psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError:
-        yield "SQLite", {name: f"sqlite:///{directory / f'{name}.sqlite3'}" for name in names}
-        return
-    made = {name: f"bench_dashboard_{os.getpid()}_{name}" for name in names}
-    base = POSTGRES_URL.rsplit("/", 1)[0]
-    with admin:
-        try:
-            for database in made.values():
-                admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
-            yield "PostgreSQL", {name: f"{base}/{database}" for name, database in made.items()}
-        finally:
-            for database in made.values():
-                admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                    sql.Identifier(database)))  # fmt: skip
 
 
 def forget_cached(urls: list[str]) -> None:
@@ -440,7 +416,7 @@ def main() -> None:
     with ExitStack() as stack:
         directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-dash-")))
         kind, urls = stack.enter_context(
-            databases(["recording", "not_recording", "many", "few"], directory)
+            databases("dashboard", ["recording", "not_recording", "many", "few"], directory)
         )
         stack.callback(forget_cached, list(urls.values()))
         sandbox = servers.start_sandbox(directory)

@@ -4,7 +4,8 @@
 
 Starts, in one run and on loopback only, a sandbox of its own with the large data (section
 BM.BX of the benchmark scheme has 300 points) and the portal under gunicorn as `make run`
-starts it (2 workers x 4 threads), with a SQLite database in a temporary directory and Redis
+starts it (2 workers x 4 threads), with a database of its own on PostgreSQL (production's; as
+bench.common.databases makes it, SQLite in a temporary directory if none answers) and Redis
 database 15 on 127.0.0.1:6379 (the benchmark needs Redis: it is the shared cache that makes a
 page warm or cold). It signs in as grower through the sign-in form, then measures:
 
@@ -55,6 +56,7 @@ from bench.common import (
     Load,
     Target,
     Timing,
+    databases,
     heading,
     loopback_session,
     machine_load,
@@ -235,7 +237,9 @@ def main() -> None:
     with ExitStack() as stack:
         directory = Path(stack.enter_context(TemporaryDirectory(prefix="bench-standards-")))
         sandbox = stack.enter_context(running_sandbox())
-        settings = {"ASSURANCE_BASE_URL": sandbox.url, "REDIS_URL": REDIS_URL}
+        kind, urls = stack.enter_context(databases("standards", ["portal"], directory))
+        settings = {"ASSURANCE_BASE_URL": sandbox.url, "REDIS_URL": REDIS_URL,
+                    "DATABASE_URL": urls["portal"]}  # fmt: skip
         portal = servers.start_portal(directory, **settings)
         stack.callback(portal.stop)
         cookie = signed_in_cookie(portal.url)
@@ -250,18 +254,20 @@ def main() -> None:
         servers.stop(sandbox.process)
         (directory / "stale").mkdir()
         stale_portal = servers.start_portal(
-            directory / "stale", DATABASE_URL=f"sqlite:///{directory / 'portal.sqlite3'}",
-            STANDARDS_FRESH_SECONDS="0", **settings,
-        )  # fmt: skip
+            directory / "stale", STANDARDS_FRESH_SECONDS="0", **settings
+        )
         stack.callback(stale_portal.stop)
         checked_page(stale_portal.url + SECTION_PATH, cookie, stale=True)
         stale = wrk(stale_portal.url + SECTION_PATH, cookie, "section page, stale, sandbox "
                     "stopped", 1, STALE_SECONDS, page_bytes)  # fmt: skip
 
-    report(ratio, runs, cold, stale, page_bytes)
+    report(kind, ratio, runs, cold, stale, page_bytes)
 
 
-def report(ratio: float, runs: list[Load], cold: Cold, stale: Load, page_bytes: int) -> None:
+def report(
+    kind: str, ratio: float, runs: list[Load], cold: Cold, stale: Load, page_bytes: int
+) -> None:
+    print(f"\nThe portal's database: {kind}.")
     print(f"\nUnder load: wrk, {CONNECTIONS} connections (a request each), {LOAD_SECONDS} s "
           f"each, the section page ({size(page_bytes)}) and the home page in turn:")  # fmt: skip
     print_loads([*runs, stale])
