@@ -372,8 +372,8 @@ def _counts(rng: random.Random, calls: int, now: datetime) -> None:
     slots = COUNT_DAYS * 24 * 3600 // counting.SLOT_SECONDS
     last = counting.slot_of(now.timestamp())
     requests = round(calls * REQUESTS_PER_CALL * COUNT_DAYS / METRICS_DAYS)
-    shares = {counting.REQUESTS: 1, counting.REQUESTS_FAILED: 0.001,
-              counting.STANDARDS_HITS: 0.4, counting.STANDARDS_MISSES: 0.02,
+    shares = {counting.OTHER_REQUESTS: 0.6, counting.REQUESTS_FAILED: 0.001,
+              counting.STANDARDS_PAGES: 0.4, counting.STANDARDS_PAGES_ASKED: 0.02,
               counting.LOOK_UPS_LIMITED: 0.001}  # fmt: skip
     for name, share in shares.items():
         by_slot = Counter(last - rng.randrange(slots) for _ in range(round(requests * share)))

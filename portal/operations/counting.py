@@ -1,9 +1,10 @@
 """What the portal counts by five minutes for the staff dashboard, in the shared cache: requests
-answered and those the portal failed, the standards cache's hits and misses, look-ups refused by
-their limit. A count is one increment of its five minutes' key (one round trip to Redis), kept
-two days; the dashboard adds up an hour's or a day's keys, read at once (at most 289 a name), so
-that neither grows with the requests ever made. A count that cannot be made (the cache out of
-reach) is lost and logged: the request goes on.
+answered (the standards' pages apart, and those of them that asked the service for what the
+cache did not hold: the cache's hit rate) and those the portal failed, look-ups refused by their
+limit. A request is one increment, two when it missed the cache or failed (a round trip to Redis
+each), of its five minutes' key, kept two days; the dashboard adds up an hour's or a day's
+keys, read at once (at most 289 a name), so that neither grows with the requests ever made. A
+count that cannot be made (the cache out of reach) is lost and logged: the request goes on.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from django.core.cache import cache
 
 log = logging.getLogger(__name__)
 
-REQUESTS = "requests"
+OTHER_REQUESTS = "requests"  # every request answered but the standards' pages
+STANDARDS_PAGES = "standards-pages"
+STANDARDS_PAGES_ASKED = "standards-pages-asked"  # that asked the service: not from the cache
 REQUESTS_FAILED = "requests-failed"
-STANDARDS_HITS = "standards-hits"
-STANDARDS_MISSES = "standards-misses"
 LOOK_UPS_LIMITED = "look-ups-limited"
 
 KEEP_SECONDS = 2 * 24 * 3600
@@ -45,6 +46,11 @@ def total(name: str, since: timedelta) -> int:
     now = time.time()
     slots = range(slot_of(now - since.total_seconds()), slot_of(now) + 1)
     return sum(cache.get_many([key_of(name, slot) for slot in slots]).values())
+
+
+def requests(since: timedelta) -> int:
+    """How many requests were answered since `since` ago (to within five minutes)."""
+    return total(OTHER_REQUESTS, since) + total(STANDARDS_PAGES, since)
 
 
 def _increment(key: str) -> None:

@@ -108,7 +108,7 @@ def _lockouts() -> Verdict:
 
 def _portal_errors() -> Verdict:
     hour = timedelta(hours=1)
-    requests = counting.total(counting.REQUESTS, hour)
+    requests = counting.requests(hour)
     failed = counting.total(counting.REQUESTS_FAILED, hour)
     rate = failed / requests if requests else 0.0
     return Verdict("The portal's errors", rate < PORTAL_ERRORS_WARNING, _percent(rate),
@@ -230,11 +230,12 @@ def use(since: timedelta) -> list[Figure]:
 
 
 def _standards_cache(since: timedelta) -> Figure:
-    hits = counting.total(counting.STANDARDS_HITS, since)
-    misses = counting.total(counting.STANDARDS_MISSES, since)
-    asked = hits + misses
-    rate = _percent(hits / asked) if asked else "—"
-    return Figure("Standards cache hit rate", rate, f"{hits} of {asked} answers kept")
+    """The share of the standards' pages served from the cache alone, without asking the
+    service for any record."""
+    pages = counting.total(counting.STANDARDS_PAGES, since)
+    kept = pages - counting.total(counting.STANDARDS_PAGES_ASKED, since)
+    rate = _percent(kept / pages) if pages else "—"
+    return Figure("Standards cache hit rate", rate, f"{kept} of {pages} pages from the cache")
 
 
 # --- people ---------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from portal.assurance.client import CallReport
 from portal.operations import counting, processes
+from portal.standards import cached
 
 # Before any metric is made: in a Celery worker's main process, so that its pool's processes
 # inherit it (gunicorn's master has installed it for its workers already).
@@ -75,6 +76,7 @@ LOOK_UPS_LIMITED = Counter(
 WRONG_CREDENTIALS, LOCKED_OUT, REFUSED = "wrong_credentials", "locked_out", "refused"
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 UNMATCHED, STATIC = "unmatched", "static"
+STANDARDS_NAMESPACE = "standards:"  # the views of the standards' pages
 # Not counted for the dashboard's error rate: the probes and scrapes of operators' tools.
 NOT_USE = frozenset({STATIC, "operations:health", "operations:ready", "operations:metrics"})
 
@@ -89,13 +91,14 @@ class RequestMetricsMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
-        response = self.get_response(request)
+        with cached.noting_service_asked() as noted:
+            response = self.get_response(request)
         view = self._view(request)
         method = request.method if request.method in _METHODS else "other"
         REQUESTS.labels(view, method, str(response.status_code)).inc()
         REQUEST_SECONDS.labels(view).observe(time.perf_counter() - started)
         if view not in NOT_USE:
-            _count_for_the_dashboard(response.status_code)
+            _count_for_the_dashboard(view, response.status_code, asked=noted.asked)
         return response
 
     def _view(self, request: HttpRequest) -> str:
@@ -105,10 +108,16 @@ class RequestMetricsMiddleware:
         return STATIC if request.path.startswith(self.static_prefix) else UNMATCHED
 
 
-def _count_for_the_dashboard(status: int) -> None:
-    """The request, and whether the portal failed it: a 5xx other than the 503 it answers when
-    the service cannot be reached (the dashboard shows that as the service's)."""
-    counting.count(counting.REQUESTS)
+def _count_for_the_dashboard(view: str, status: int, *, asked: bool) -> None:
+    """The request (a standards' page apart, and whether it asked the service for what the
+    cache did not hold), and whether the portal failed it: a 5xx other than the 503 it answers
+    when the service cannot be reached (the dashboard shows that as the service's)."""
+    if view.startswith(STANDARDS_NAMESPACE):
+        counting.count(counting.STANDARDS_PAGES)
+        if asked:
+            counting.count(counting.STANDARDS_PAGES_ASKED)
+    else:
+        counting.count(counting.OTHER_REQUESTS)
     if status >= 500 and status != 503:
         counting.count(counting.REQUESTS_FAILED)
 

@@ -25,6 +25,7 @@ from tests.portal.accounts.helpers import replace_view, sign_in, sign_in_from, s
 from tests.portal.jobs.conftest import new_job
 from tests.portal.passports.helpers import text
 from tests.portal.passports.made import made_with_the_form
+from tests.portal.standards.helpers import CROPS
 
 pytestmark = pytest.mark.django_db
 
@@ -194,6 +195,14 @@ def test_look_ups_refused_by_their_limit_are_counted(staff, settings):
     page = staff.get("/staff/")
     assert figure(page, "Look-ups") == 1
     assert figure(page, "Look-ups limited") == 2
+
+
+def test_a_search_whose_sections_were_asked_of_the_service_is_no_hit(staff):
+    assert staff.get(f"/standards/{CROPS}/").status_code == 200  # the sections' list asked
+    # The search asks for the sections' content a few at once, from a pool's threads.
+    assert staff.get(f"/standards/{CROPS}/search/?q=grain").status_code == 200
+    assert staff.get(f"/standards/{CROPS}/search/?q=grain").status_code == 200  # all kept
+    assert shown(staff.get("/staff/"), "Standards cache hit rate") == "33.3%"
 
 
 def test_the_standards_cache_hit_rate_is_what_was_kept(staff):
