@@ -5,8 +5,12 @@ them). Changing anyone's rights stays with superusers."""
 
 from __future__ import annotations
 
+from functools import reduce
+from operator import or_
+
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import Group, Permission
+from django.db.models import Q
 
 GROUP = "Portal staff"
 PERMISSIONS = (
@@ -35,10 +39,6 @@ def revoke(user: AbstractBaseUser) -> None:
 def staff_group() -> Group:
     """The staff's group, with its permissions as PERMISSIONS says (made again if changed)."""
     group, _ = Group.objects.get_or_create(name=GROUP)
-    wanted = Permission.objects.filter(
-        content_type__app_label__in={app for app, _ in PERMISSIONS}
-    ).filter(codename__in={codename for _, codename in PERMISSIONS})
-    group.permissions.set(
-        [p for p in wanted if (p.content_type.app_label, p.codename) in PERMISSIONS]
-    )
+    each = (Q(content_type__app_label=app, codename=codename) for app, codename in PERMISSIONS)
+    group.permissions.set(Permission.objects.filter(reduce(or_, each)))
     return group

@@ -28,18 +28,32 @@ def signed_out(
         record(Kind.SIGN_OUT, request, user=user)
 
 
+def _may_change_rights(update_fields: frozenset[str] | None) -> bool:
+    """Whether a save may change rights: not one of given fields only, none of them a right
+    (a sign-in saving the user's last_login, their sessions ended saving the password)."""
+    return update_fields is None or not update_fields.isdisjoint(RIGHTS)
+
+
 @receiver(pre_save, sender=get_user_model(), dispatch_uid="audit.rights_before")
-def rights_before(sender: type, instance: AbstractBaseUser, **kwargs: object) -> None:
+def rights_before(
+    sender: type, instance: AbstractBaseUser, update_fields: frozenset[str] | None, **kwargs: object
+) -> None:
     """The rights the user had, kept on the instance for `rights_changed`."""
-    before = sender.objects.filter(pk=instance.pk).values(*RIGHTS).first() if instance.pk else None
-    instance._rights_before = before
+    if instance.pk and _may_change_rights(update_fields):
+        instance._rights_before = sender.objects.filter(pk=instance.pk).values(*RIGHTS).first()
 
 
 @receiver(post_save, sender=get_user_model(), dispatch_uid="audit.rights_changed")
 def rights_changed(
-    sender: type, instance: AbstractBaseUser, created: bool, **kwargs: object
+    sender: type,
+    instance: AbstractBaseUser,
+    created: bool,
+    update_fields: frozenset[str] | None,
+    **kwargs: object,
 ) -> None:
-    before = getattr(instance, "_rights_before", None) or dict.fromkeys(RIGHTS, None)
+    if not _may_change_rights(update_fields):
+        return
+    before = instance.__dict__.pop("_rights_before", None) or dict.fromkeys(RIGHTS, None)
     now = {name: getattr(instance, name) for name in RIGHTS}
     if created and not (now["is_staff"] or now["is_superuser"]):
         return  # a new user, with no rights: their first sign-in records them

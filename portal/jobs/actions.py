@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from celery.contrib.django.task import DjangoTask
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
@@ -62,31 +63,27 @@ def retry_as_staff(job: Job) -> bool:
     """Queues a failed job again with the credentials it kept (staff retrying it from the
     admin); False if it had not failed, kept none (its sign-in had ended: its owner resumes
     it), or is of a kind this portal no longer has."""
-    task = job.task
-    if task is None:
-        return False
-    queued = (
-        Job.objects.filter(pk=job.pk, state=Job.State.FAILED).exclude(credential="")
-        .update(state=Job.State.QUEUED, message="", done=0, total=0, started=None,
-                finished=None, touched=timezone.now())
-    )  # fmt: skip
-    if queued:
-        task.delay_on_commit(job.pk)
-    return bool(queued)
+    return _queue_again(job, Job.objects.exclude(credential=""))
 
 
 def resume(request: HttpRequest, job: Job) -> bool:
     """Queues a failed job again with the signed-in owner's current credentials (a job whose
     sign-in had ended, or one that failed). False if the job had not failed, or is of a kind
     this portal no longer has."""
+    token = user_credentials(request)
+    return _queue_again(job, Job.objects.all(), credential=credentials.encrypt(token.token),
+                        needs_sign_in=False)  # fmt: skip
+
+
+def _queue_again(job: Job, jobs: QuerySet[Job], **changed: object) -> bool:
+    """Queues `job` again from the start, with `changed`, if it failed and is among `jobs`;
+    False otherwise, or if it is of a kind this portal no longer has."""
     task = job.task
     if task is None:
         return False
-    token = user_credentials(request)
-    queued = Job.objects.filter(pk=job.pk, state=Job.State.FAILED).update(
-        state=Job.State.QUEUED, credential=credentials.encrypt(token.token), message="",
-        needs_sign_in=False, done=0, total=0, started=None, finished=None,
-        touched=timezone.now(),
+    queued = jobs.filter(pk=job.pk, state=Job.State.FAILED).update(
+        state=Job.State.QUEUED, message="", done=0, total=0, started=None, finished=None,
+        touched=timezone.now(), **changed,
     )  # fmt: skip
     if queued:
         task.delay_on_commit(job.pk)

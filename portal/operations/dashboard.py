@@ -39,9 +39,10 @@ PORTAL_ERRORS_WARNING = 0.01  # of requests in the last hour
 SERVICE_ERRORS_WARNING = 0.05  # of calls in the last hour
 
 
-def now() -> list[Verdict]:
+def now(last_hour: list[Operation]) -> list[Verdict]:
+    """The verdicts, the service's errors from its calls of the last hour by operation."""
     return [_service(), _workers(), _oldest_waiting(), _lockouts(), _portal_errors(),
-            _service_errors()]  # fmt: skip
+            _service_errors(last_hour)]  # fmt: skip
 
 
 def _service() -> Verdict:
@@ -116,10 +117,9 @@ def _portal_errors() -> Verdict:
                    "the portal's own (5xx; the service's outages are counted above).")  # fmt: skip
 
 
-def _service_errors() -> Verdict:
-    hour = ServiceCalls.objects.filter(minute__gte=timezone.now() - timedelta(hours=1))
-    totals = hour.aggregate(calls=Sum("calls"), errors=Sum("errors"))
-    calls, errors = totals["calls"] or 0, totals["errors"] or 0
+def _service_errors(last_hour: list[Operation]) -> Verdict:
+    calls = sum(operation.calls for operation in last_hour)
+    errors = sum(operation.errors for operation in last_hour)
     rate = errors / calls if calls else 0.0
     return Verdict("Errors calling the service", rate < SERVICE_ERRORS_WARNING, _percent(rate),
                    f"{errors} of {calls} calls in the last hour failed.")  # fmt: skip
@@ -223,10 +223,10 @@ def use(since: timedelta) -> list[Figure]:
         **{f"use_{n}": Count("pk", filter=condition) for n, (_, condition) in enumerate(USE)}
     )
     figures = [Figure(label, counts[f"use_{n}"]) for n, (label, _) in enumerate(USE)]
-    figures.insert(5, Figure("Look-ups limited", counting.total(counting.LOOK_UPS_LIMITED, since),
-                             "refused by the limit of their address"))  # fmt: skip
+    limited = counting.total(counting.LOOK_UPS_LIMITED, since)
     active = Session.objects.filter(expire_date__gt=timezone.now()).count()
-    return [*figures, _standards_cache(since), Figure("Active sessions", active, "now")]
+    return [*figures, Figure("Look-ups limited", limited, "refused by the limit of their address"),
+            _standards_cache(since), Figure("Active sessions", active, "now")]  # fmt: skip
 
 
 def _standards_cache(since: timedelta) -> Figure:

@@ -45,9 +45,10 @@ def staff_only(view: Any) -> Any:
 @vary_on_headers("HX-Request")
 def index(request: HttpRequest) -> HttpResponse:
     calls, slowest, errors = dashboard.service_by_hour()
+    last_hour = dashboard.operations(HOUR)
     context = {
-        "now": dashboard.now(),
-        "operations_hour": dashboard.operations(HOUR),
+        "now": dashboard.now(last_hour),
+        "operations_hour": last_hour,
         "operations_day": dashboard.operations(DAY),
         "last_errors": dashboard.last_errors(),
         "use": dashboard.use(DAY),
