@@ -34,7 +34,7 @@ def narrowed(passports: QuerySet[Passport], filters: dict[str, Any]) -> QuerySet
         passports = passports.filter(harvest_year=filters["year"])
     if "loaded_from" in filters:
         passports = passports.filter(loading_date__gte=_start_of(filters["loaded_from"]))
-    if "loaded_to" in filters:
+    if "loaded_to" in filters and filters["loaded_to"] < date.max:  # every date is by the last
         passports = passports.filter(loading_date__lt=_start_of(filters["loaded_to"], 1))
     if "code" in filters:
         bare = Replace(F("short_code"), Value("-"), Value(""))
