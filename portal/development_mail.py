@@ -1,7 +1,9 @@
 """The mail the portal sent, as `make run`'s own mail server kept it (a Maildir named by
 PORTAL_DEVELOPMENT_MAILBOX, set only where DEBUG or PORTAL_DEVELOPMENT is on): a list of the
 mails, each with its headers, its text, its HTML part and its attachments. For development
-only: nothing here is reachable in production, where the setting is empty."""
+only: nothing here is reachable in production, where the setting is empty. Staff only, as the
+dashboard is (anyone else signed in gets 403, and someone signed out the sign-in page): the mail
+holds every business's passports, their recipients and codes."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
+
+from portal.accounts.decorators import staff_only
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,17 +61,20 @@ class Kept:
 
 
 @require_safe
+@staff_only
 def mails(request: HttpRequest) -> HttpResponse:
     kept = sorted(_each(), key=lambda one: one.key, reverse=True)  # a key begins with its time
     return render(request, "development/mail.html", {"mails": kept})
 
 
 @require_safe
+@staff_only
 def mail(request: HttpRequest, key: str) -> HttpResponse:
     return render(request, "development/one_mail.html", {"mail": _one(key)})
 
 
 @require_safe
+@staff_only
 def html_part(request: HttpRequest, key: str) -> HttpResponse:
     """The mail's HTML as the recipient's mail reader would show it, its inline images (by
     Content-ID) in place; sandboxed, loading nothing from anywhere."""
@@ -91,6 +98,7 @@ def html_part(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @require_safe
+@staff_only
 def attachment(request: HttpRequest, key: str, number: int) -> HttpResponse:
     attachments = _one(key).attachments
     if not 0 <= number < len(attachments):

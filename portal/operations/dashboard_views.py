@@ -6,13 +6,9 @@ out the sign-in page. Its figures refresh every 30 seconds (htmx)."""
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import wraps
-from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -20,23 +16,13 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from portal.accounts.decorators import staff_only
 from portal.accounts.session import end_every_session
 from portal.lib.htmx import wants_fragment
 from portal.operations import dashboard
 
 TEMPLATE = "operations/dashboard.html"
 HOUR, DAY = timedelta(hours=1), timedelta(days=1)
-
-
-def staff_only(view: Any) -> Any:
-    @wraps(view)
-    @login_required
-    def checked(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-        if not request.user.is_staff:
-            raise PermissionDenied("The dashboard is for the portal's staff.")
-        return view(request, *args, **kwargs)
-
-    return checked
 
 
 @require_safe

@@ -1,19 +1,24 @@
 """The mail `make run`'s own mail server keeps (scripts/servers.py: aiosmtpd writing a Maildir),
 shown at /development/mail/ where PORTAL_DEVELOPMENT_MAILBOX names the Maildir, and nowhere
-else: a passport sent by e-mail through that server, then read on the page, its PDF opened."""
+else: a passport sent by e-mail through that server, then read on the page by staff, its PDF
+opened; no one else reads it."""
 
 from __future__ import annotations
 
 import re
 import socket
 from collections.abc import Iterator
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
+from django.test import Client
 
 from portal.jobs.models import Job
 from scripts import servers
 from tests.jobs import run_queued
+from tests.portal.accounts.helpers import signed_in
 from tests.portal.passports.helpers import text
 from tests.portal.passports.made import made_with_the_form
 from tests.portal.passports.test_mail import HAULIER, mail_form
@@ -42,7 +47,23 @@ def _answers(port: int) -> bool:
         return False
 
 
-def test_a_passport_sent_by_e_mail_is_seen_on_the_page_with_its_pdf(grower, client, maildir):
+@pytest.fixture
+def staff(upstream_sandbox) -> Client:
+    call_command("grant_staff", "partner", stdout=StringIO())
+    return signed_in("partner")
+
+
+@pytest.fixture
+def sent(grower, maildir) -> str:
+    """The address of the page of a mail the grower sent, with a passport."""
+    code = made_with_the_form(grower)
+    grower.post("/passports/send", mail_form(grower, [code]))
+    assert run_queued("passport-mail").state == Job.State.DONE
+    return code
+
+
+def test_a_passport_sent_by_e_mail_is_seen_on_the_page_with_its_pdf(grower, staff, maildir):
+    client = staff
     assert "No mail yet" in text(client.get("/development/mail/"))
     code = made_with_the_form(grower)
     grower.post("/passports/send", mail_form(grower, [code]))
@@ -61,11 +82,33 @@ def test_a_passport_sent_by_e_mail_is_seen_on_the_page_with_its_pdf(grower, clie
     assert f"/p/{code}" in html.content.decode()
 
 
-def test_it_is_not_there_without_a_development_mailbox(client, settings):
+def test_it_is_not_there_without_a_development_mailbox(staff, settings):
     settings.PORTAL_DEVELOPMENT_MAILBOX = ""
-    assert client.get("/development/mail/").status_code == 404
+    assert staff.get("/development/mail/").status_code == 404
 
 
-def test_an_unknown_mail_is_not_found(client, maildir):
-    assert client.get("/development/mail/nothing-here/").status_code == 404
-    assert client.get("/development/mail/../../etc/passwd/").status_code == 404
+def test_an_unknown_mail_is_not_found(staff, maildir):
+    assert staff.get("/development/mail/nothing-here/").status_code == 404
+    assert staff.get("/development/mail/../../etc/passwd/").status_code == 404
+
+
+def mail_addresses(staff: Client) -> list[str]:
+    """Every address of the mailbox: the list, and each mail's page, HTML and attachments."""
+    listed = staff.get("/development/mail/").content.decode()
+    one = re.search(r'href="(/development/mail/[^"]+/)"', listed)[1]
+    return ["/development/mail/", one, f"{one}html", f"{one}0"]
+
+
+def test_someone_signed_out_is_sent_to_sign_in_and_reads_nothing(staff, sent):
+    for address in mail_addresses(staff):
+        answer = Client().get(address)
+        assert answer.status_code == 302, address
+        assert answer["Location"].startswith("/accounts/sign-in/")
+
+
+def test_a_user_who_is_not_staff_reads_nothing_of_it(grower, staff, sent):
+    """Not even the mail they sent themselves: the mailbox holds every business's mail."""
+    for address in mail_addresses(staff):
+        answer = grower.get(address)
+        assert answer.status_code == 403, address
+        assert sent not in answer.content.decode()
