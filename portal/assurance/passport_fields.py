@@ -10,7 +10,7 @@ Plain Python, no Django: the sandbox prints its passports from it too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 
 from portal.assurance import codec, records
@@ -74,7 +74,9 @@ class PassportField:
         if value is None:
             return ""
         if isinstance(value, datetime):
-            return _day(value) if self.kind == Kind.DAY or _is_midnight(value) else _moment(value)
+            if self.kind == Kind.DAY or _is_midnight(value):
+                return day_written(value)
+            return _moment(value)
         if self.kind == Kind.TREATMENT:
             option = str(value).strip().upper()
             return f"{option}: {TREATMENT_OPTIONS[option]}" if option in TREATMENT_OPTIONS else ""
@@ -87,12 +89,13 @@ def _field(name: str, label: str, part: Part | None, kind: Kind = Kind.TEXT) -> 
     return PassportField(name, label, part, kind, requested=name in REQUEST_NAMES)
 
 
-def _day(value: datetime) -> str:
+def day_written(value: date) -> str:
+    """A day as the passport writes it (21 August 2026)."""
     return f"{value.day} {MONTHS[value.month - 1]} {value.year}"
 
 
 def _moment(value: datetime) -> str:
-    return f"{_day(value)}, {value:%H:%M}"
+    return f"{day_written(value)}, {value:%H:%M}"
 
 
 def _is_midnight(value: datetime) -> bool:

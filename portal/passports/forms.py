@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.core.validators import MaxValueValidator, RegexValidator
+from django.utils import timezone
 
 from portal.assurance import codec, records
 from portal.assurance.errors import AssuranceError
@@ -20,8 +22,10 @@ from portal.assurance.passport_fields import (
     TREATMENT,
     TREATMENT_OPTIONS,
     Kind,
+    day_written,
     requested,
 )
+from portal.lib.printable import printable
 from portal.passports import codes, intake
 
 
@@ -93,6 +97,21 @@ TREATMENT_CHOICES = [("", f"{NONE_INDICATED}: leave it to complete by hand")] + 
 NO_STORE = ("", "None: collected from the site")
 FOUR_DIGITS = "Enter the harvest year as four digits, for example 2026."
 TEXT = 200  # the longest text the service takes in a field
+# What a load can have (the service takes any): a harvest from 2000 to next year's, and dates
+# from the first of those harvests to a year from today. A date or year outside is a slip of
+# the keyboard, and a spreadsheet of the passports could not show it.
+FIRST_HARVEST = 2000
+AHEAD = timedelta(days=365)
+
+
+def harvest_years() -> range:
+    """The harvest years a load can be of, today."""
+    return range(FIRST_HARVEST, timezone.localdate().year + 2)
+
+
+def passport_dates() -> tuple[date, date]:
+    """The first and last dates a passport can give, today."""
+    return date(FIRST_HARVEST, 1, 1), timezone.localdate() + AHEAD
 
 
 def _label(name: str) -> str:
@@ -104,7 +123,7 @@ def _text(name: str, help_text: str = "", **attrs: str) -> forms.CharField:
     label = _label(name)
     return forms.CharField(
         label=label, help_text=help_text, max_length=TEXT, required=False,
-        widget=forms.TextInput(attrs=attrs),
+        widget=forms.TextInput(attrs=attrs), validators=[printable],
         error_messages={"max_length": f"{label} can be at most {TEXT} characters."},
     )  # fmt: skip
 
@@ -114,8 +133,41 @@ def _date(name: str, help_text: str = "") -> forms.DateField:
     return forms.DateField(
         label=label, help_text=help_text, required=False,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        validators=[_within_passport_dates(label)],
         error_messages={"invalid": f"Enter the {label.lower()} as a real date."},
     )  # fmt: skip
+
+
+def _within_passport_dates(label: str) -> Callable[[date], None]:
+    def check(day: date) -> None:
+        first, last = passport_dates()
+        if not first <= day <= last:
+            raise forms.ValidationError(
+                f"Enter a {label.lower()} between {day_written(first)} and "
+                f"{day_written(last)}: no load can have another."
+            )
+
+    return check
+
+
+class _AsciiDigits:
+    """A number in ASCII digits only: Django reads the digits of any script (١٢ as 12), which
+    is not what the service, the PDF or a spreadsheet of the passports would show."""
+
+    error_messages: dict[str, str]
+
+    def to_python(self, value: Any) -> Any:
+        if isinstance(value, str) and not value.isascii():
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)  # type: ignore[misc]
+
+
+class WholeNumberField(_AsciiDigits, forms.IntegerField):
+    pass
+
+
+class ScoreField(_AsciiDigits, forms.DecimalField):
+    pass
 
 
 class PassportForm(forms.Form):
@@ -152,7 +204,7 @@ class PassportForm(forms.Form):
     harvest_year = forms.CharField(
         label=_label("harvest_year"), max_length=4, required=False,
         widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
-        validators=[RegexValidator(r"^\d{4}$", FOUR_DIGITS)],
+        validators=[RegexValidator(r"^[0-9]{4}$", FOUR_DIGITS)],
         error_messages={"max_length": FOUR_DIGITS},
     )  # fmt: skip
     haulier_company_name = _text("haulier_company_name",
@@ -171,7 +223,7 @@ class PassportForm(forms.Form):
     post_harvest_treatment_product = _text("post_harvest_treatment_product")
 
     # Section 5: mycotoxin risk
-    don_risk_assessment_result = forms.DecimalField(
+    don_risk_assessment_result = ScoreField(
         label=_label("don_risk_assessment_result"), required=False, min_value=0, max_digits=8,
         decimal_places=2, help_text="The score of the deoxynivalenol (DON) risk assessment.",
         widget=forms.NumberInput(attrs={"inputmode": "decimal", "step": "any"}),
@@ -189,7 +241,7 @@ class PassportForm(forms.Form):
     zon_test_result = _text("zon_test_result", "For example “below 50 ppb”.")
 
     # How many identical passports the form makes: more than one is a batch, made by a job.
-    loads = forms.IntegerField(
+    loads = WholeNumberField(
         label="How many loads", initial=1, min_value=1, required=False,
         help_text="One passport is made for each load, all with the details above, each with a "
         "short code of its own.",
@@ -203,6 +255,7 @@ class PassportForm(forms.Form):
     def __init__(self, *args: Any, memberships: list[records.Membership], **kwargs: Any) -> None:
         super().__init__(*args, label_suffix="", **kwargs)
         self._limit_loads(settings.PORTAL_BATCH_LIMIT)
+        self._limit_dates(*passport_dates())
         self.memberships = memberships
         # A passport can be made for a membership whose claim the service says is valid now: a
         # certificate in its grace period, past its expiry, still counts.
@@ -220,6 +273,11 @@ class PassportForm(forms.Form):
             self.initial.setdefault("site", sites[0].site_guid)
         stores = self.chosen_site.stores if self.chosen_site else []
         self.fields["store"].choices = [NO_STORE] + [(s.store_guid, s.store_name) for s in stores]
+
+    def _limit_dates(self, first: date, last: date) -> None:
+        """The browser's date pickers offer the dates a passport can give, and no other."""
+        for name in DATE_FIELDS:
+            self.fields[name].widget.attrs.update(min=first.isoformat(), max=last.isoformat())
 
     def _limit_loads(self, limit: int) -> None:
         loads = self.fields["loads"]
@@ -249,6 +307,15 @@ class PassportForm(forms.Form):
             return uuid.UUID(self.cleaned_data["submission"])
         except ValueError:
             return uuid.uuid4()
+
+    def clean_harvest_year(self) -> str:
+        year = self.cleaned_data["harvest_year"]
+        years = harvest_years()
+        if year and int(year) not in years:
+            raise forms.ValidationError(
+                f"Enter a harvest year from {years[0]} to {years[-1]}: no load can be of another."
+            )
+        return year
 
     def clean_loads(self) -> int:
         """How many passports to make: one for a form that does not say."""

@@ -19,6 +19,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from portal.jobs import actions
+from portal.lib.printable import printable_lines
 from portal.passports.models import Mailing, Passport
 from portal.passports.tasks import passport_mail
 
@@ -36,6 +37,7 @@ class MailForm(forms.Form):
     )  # fmt: skip
     note = forms.CharField(
         label="Message (optional)", required=False, max_length=NOTE_LIMIT, strip=True,
+        validators=[printable_lines],
         widget=forms.Textarea(attrs={"rows": 3, "maxlength": NOTE_LIMIT}),
         help_text=f"Plain text, at most {NOTE_LIMIT} characters.",
     )  # fmt: skip

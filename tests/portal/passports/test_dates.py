@@ -10,14 +10,16 @@ from html import unescape
 import pytest
 
 from portal.jobs.models import Job
+from portal.passports.models import Passport
 from portal.passports.tasks import passport_export
-from tests.portal.passports.made import made_with_the_form
+from tests.portal.passports.made import filled, made_with_the_form
 
 pytestmark = pytest.mark.django_db
 
 FIRST_DAY, LAST_DAY, NO_DAY = "0001-01-01", "9999-12-31", "2026-02-30"
 EVERY_DAY = [FIRST_DAY, LAST_DAY, NO_DAY]
 LIST_FILTERS = ["loaded_from", "loaded_to"]
+PASSPORT_DATES = ["loading_date", "post_harvest_treatment_date", "don_test_date", "zon_test_date"]
 
 
 def error_beside(response, field: str) -> str:
@@ -59,3 +61,16 @@ def test_an_export_of_all_that_match_any_date_answers(grower, field, day):
     else:  # none, or a filter not valid: refused, said on the list
         assert response["Location"].startswith("/passports/")
         assert not exports.exists()
+
+
+@pytest.mark.parametrize("day", EVERY_DAY)
+@pytest.mark.parametrize("field", PASSPORT_DATES)
+def test_a_passport_date_no_load_can_have_is_refused_beside_its_field(grower, field, day):
+    response = grower.post("/passports/new", filled(grower, **{field: day}))
+    assert response.status_code == 400
+    said = error_beside(response, field)
+    if day == NO_DAY:
+        assert said.endswith("as a real date.")
+    else:
+        assert "between 1 January 2000 and" in said
+    assert not Passport.objects.exists()
