@@ -52,6 +52,4 @@ def _is_allowed_address(address: str) -> bool:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return False
-    if ip.version == 6 and ip.ipv4_mapped is not None:  # ::ffff:127.0.0.1 on a dual-stack socket
-        ip = ip.ipv4_mapped
     return any(ip in network for network in settings.PORTAL_METRICS_ALLOWED)

@@ -61,3 +61,33 @@ def test_it_writes_an_ipv6_address_one_way(settings):
         "/", REMOTE_ADDR="10.0.0.1", headers={"X-Forwarded-For": "2001:DB8:0:0::1"}
     )
     assert client_address(request) == "2001:db8::1"
+
+
+def test_an_ipv4_address_reached_over_ipv6_is_written_as_ipv4(settings):
+    settings.PORTAL_TRUSTED_PROXIES = []
+    request = RequestFactory().get("/", REMOTE_ADDR="::ffff:198.51.100.200")
+    assert client_address(request) == "198.51.100.200"
+
+
+def test_a_forwarded_address_is_written_one_way(settings):
+    settings.PORTAL_TRUSTED_PROXIES = ["10.0.0.1"]
+    for forwarded, written in [("::FFFF:198.51.100.200", "198.51.100.200"),
+                               ("2001:0DB8:0000::0001", "2001:db8::1")]:  # fmt: skip
+        request = RequestFactory().get(
+            "/", REMOTE_ADDR="10.0.0.1", headers={"X-Forwarded-For": forwarded}
+        )
+        assert client_address(request) == written
+
+
+def test_a_trusted_proxy_reached_over_ipv6_is_still_trusted(settings):
+    settings.PORTAL_TRUSTED_PROXIES = ["10.0.0.1"]
+    request = RequestFactory().get(
+        "/", REMOTE_ADDR="::ffff:10.0.0.1", headers={"X-Forwarded-For": "198.51.100.7"}
+    )
+    assert client_address(request) == "198.51.100.7"
+
+
+def test_an_ipv6_peer_is_written_one_way(settings):
+    settings.PORTAL_TRUSTED_PROXIES = []
+    request = RequestFactory().get("/", REMOTE_ADDR="2001:DB8:0:0::1")
+    assert client_address(request) == "2001:db8::1"

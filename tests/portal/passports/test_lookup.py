@@ -255,6 +255,18 @@ def test_look_ups_are_limited_per_client_address(visitor, settings, client_addre
     assert other.get(f"/p/{DEMO}").status_code == 200
 
 
+def test_an_ipv4_address_reached_over_ipv6_shares_its_allowance(
+    visitor, settings, client_address, one_window
+):
+    settings.PORTAL_LOOKUPS_PER_MINUTE = 2
+    assert visitor.get(f"/p/{UNKNOWN}").status_code == 404
+    visitor.defaults["REMOTE_ADDR"] = f"::ffff:{client_address}"  # a dual-stack socket's
+    assert visitor.get(f"/p/{UNKNOWN}").status_code == 404
+    assert visitor.get(f"/p/{UNKNOWN}").status_code == 429
+    visitor.defaults["REMOTE_ADDR"] = client_address
+    assert visitor.get(f"/p/{UNKNOWN}").status_code == 429
+
+
 def test_a_redirect_to_the_canonical_address_is_not_counted(visitor, settings, one_window):
     settings.PORTAL_LOOKUPS_PER_MINUTE = 1
     assert visitor.get("/p/7kxm4qht2w", follow=True).status_code == 200
