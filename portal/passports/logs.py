@@ -15,9 +15,10 @@ from functools import cache
 
 from django.urls import reverse
 
-from portal.passports.codes import masked
+from portal.passports.codes import masked, normalise
 
-_CODE_IN_PATH = re.compile(r"(/passports/)([^/.\s\"?]+)")
+# What follows `/passports/` in a path: a passport's short code, or a fixed path's own word.
+_AFTER_PASSPORTS = re.compile(r"(/passports/)([^/.\s\"?]+)")
 
 
 class MaskShortCodes(logging.Filter):
@@ -26,7 +27,7 @@ class MaskShortCodes(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if "/passports/" in message:
-            record.msg = _CODE_IN_PATH.sub(lambda m: m.group(1) + masked(m.group(2)), message)
+            record.msg = _codes_masked(message)
             record.args = ()
         return True
 
@@ -45,7 +46,18 @@ def masked_path(path: str) -> str:
     lookup = _lookup_path()
     if path.startswith(lookup) and len(path) > len(lookup):
         return f"{lookup}…"
-    return _CODE_IN_PATH.sub(lambda m: m.group(1) + masked(m.group(2)), path)
+    return _codes_masked(path)
+
+
+def _codes_masked(text: str) -> str:
+    """`text` with every short code in a passport's path masked, and nothing else: a fixed
+    path (`/passports/export`, `/passports/new`) is written whole."""
+    return _AFTER_PASSPORTS.sub(_masked_if_a_code, text)
+
+
+def _masked_if_a_code(found: re.Match[str]) -> str:
+    after = found[2]
+    return found[1] + (masked(after) if normalise(after) else after)
 
 
 @cache

@@ -15,6 +15,7 @@ from django.http import HttpResponse
 from django.test import Client
 
 from portal.operations import logs
+from portal.passports.logs import MaskShortCodes
 from tests.portal.accounts.helpers import replace_view
 from tests.portal.test_settings import environment, run
 
@@ -75,6 +76,37 @@ def test_a_look_up_writes_nothing_of_its_code(client: Client, request_records, s
     for record in (first, second):
         everything = repr(record.__dict__)
         assert "7KXM" not in everything and "QHT2W" not in everything
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/passports/export", "/passports/send", "/passports/new", "/passports/add",
+     "/passports/new/0b0e5a4e-5b9a-4f7e-9a7e-2f8f3c1d6a90/", "/passports/not-a-code/"],
+)  # fmt: skip
+def test_a_path_that_holds_no_short_code_is_written_whole(client: Client, request_records, path):
+    client.get(path)
+    record = only(request_records())
+    assert record.path == path
+    assert record.getMessage().startswith(f"GET {path} ")
+
+
+@pytest.mark.parametrize("typed", [CODE, "7kxm4qht2w", "7KXM4QHT2WAB"])
+def test_a_short_code_is_masked_however_it_is_typed(client: Client, request_records, typed):
+    client.get(f"/passports/{typed}/pdf")
+    assert only(request_records()).path == f"/passports/{typed[:3]}…/pdf"
+
+
+def test_the_services_paths_are_masked_only_where_they_hold_a_short_code():
+    mask = MaskShortCodes()
+    record = logging.LogRecord("urllib3.connectionpool", logging.DEBUG, __file__, 1,
+                               '"GET /v1/passports/%s.eb HTTP/1.1" 200 812 '
+                               '"GET /v1/passports/%s.pdf HTTP/1.1" 404 90',
+                               ("7KXM4QHT2W", "authorisation"), None)  # fmt: skip
+    assert mask.filter(record)
+    assert record.getMessage() == (
+        '"GET /v1/passports/7KX….eb HTTP/1.1" 200 812 '
+        '"GET /v1/passports/authorisation.pdf HTTP/1.1" 404 90'
+    )
 
 
 def test_a_path_cannot_forge_a_line(client: Client, request_records):
