@@ -9,10 +9,11 @@ from django.http import HttpRequest
 
 from portal.jobs import actions
 from portal.jobs.models import Job
+from portal.lib.admin import DatedAdmin
 
 
 @admin.register(Job)
-class JobAdmin(admin.ModelAdmin):
+class JobAdmin(DatedAdmin):
     list_display = ("pk", "kind", "title", "owner", "state", "done", "total", "created",
                     "finished")  # fmt: skip
     list_filter = ("state", "kind", "created")

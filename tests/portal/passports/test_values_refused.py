@@ -1,7 +1,7 @@
 """Values no passport can have, refused at the create form beside their fields with nothing made:
 a harvest year in another script's digits or out of the years a load can be of, numbers in
 another script's digits, control characters in text; and the mail's message, which may run over
-lines but holds no other control character. The dates: test_dates.py."""
+lines but holds no other control character. The dates: tests/portal/test_dates.py."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from portal.jobs.models import Job
 from portal.passports.forms import FOUR_DIGITS, TEXT_FIELDS
 from portal.passports.models import Mailing, Passport
 from tests.portal.passports.made import filled, made_with_the_form
-from tests.portal.passports.test_dates import error_beside
 from tests.portal.passports.test_mail import mail_form
+from tests.portal.test_dates import error_beside
 
 pytestmark = pytest.mark.django_db
 
