@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import configparser
 import http.server
+import json
 import os
 import re
 import shutil
@@ -17,9 +18,12 @@ import threading
 from pathlib import Path
 
 import pytest
+import requests
 import yaml
 
+from scripts import servers
 from tests.conftest import ROOT
+from tests.services import wait_for
 
 DEPLOY = ROOT / "deploy"
 TEMPLATE = DEPLOY / "nginx" / "portal.conf.template"
@@ -49,12 +53,17 @@ def test_every_placeholder_of_the_site_is_listed_with_its_meaning():
     assert len(placeholders()) == 9
 
 
-def test_the_site_renders_and_nginx_takes_it(tmp_path):
+def nginx_or_skip() -> str:
     nginx = shutil.which("nginx") or (
         "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
     )
     if nginx is None:
         pytest.skip("nginx is not installed")
+    return nginx
+
+
+def rendered_site(tmp_path: Path, http: str = "127.0.0.1:18080", https: str = "127.0.0.1:18443"):
+    """The site rendered as envsubst renders it, in an nginx.conf of its own in `tmp_path`."""
     certificate = tmp_path / "tls"
     subprocess.run(
         [sys.executable, str(DEPLOY / "self_signed_certificate.py"), str(certificate)],
@@ -63,8 +72,8 @@ def test_the_site_renders_and_nginx_takes_it(tmp_path):
     )
     values = {
         "PORTAL_SERVER_NAME": "portal.example.org",
-        "PORTAL_HTTP_LISTEN": "127.0.0.1:18080",
-        "PORTAL_HTTPS_LISTEN": "127.0.0.1:18443",
+        "PORTAL_HTTP_LISTEN": http,
+        "PORTAL_HTTPS_LISTEN": https,
         "PORTAL_TLS_CERTIFICATE": str(certificate / "fullchain.pem"),
         "PORTAL_TLS_CERTIFICATE_KEY": str(certificate / "privkey.pem"),
         "PORTAL_UPSTREAM_SERVERS": "server 127.0.0.1:18000; server 127.0.0.1:18001;",
@@ -87,13 +96,63 @@ def test_the_site_renders_and_nginx_takes_it(tmp_path):
         f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
         f"http {{\n  include /etc/nginx/mime.types;\n  include {tmp_path}/portal.conf;\n}}\n"
     )
+    return tmp_path / "nginx.conf"
+
+
+def test_the_site_renders_and_nginx_takes_it(tmp_path):
+    nginx = nginx_or_skip()
+    configuration = rendered_site(tmp_path)
     checked = subprocess.run(
-        [nginx, "-t", "-q", "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path)],
+        [nginx, "-t", "-q", "-c", str(configuration), "-p", str(tmp_path)],
         capture_output=True,
         text=True,
         check=False,
     )
     assert checked.returncode == 0, checked.stderr
+
+
+def test_the_access_log_masks_a_short_code_and_nothing_else(tmp_path):
+    nginx, port = nginx_or_skip(), servers.free_port()
+    configuration = rendered_site(
+        tmp_path, http=f"127.0.0.1:{port}", https=f"127.0.0.1:{servers.free_port()}"
+    )
+    process = subprocess.Popen(
+        [nginx, "-c", str(configuration), "-p", str(tmp_path), "-g", "daemon off;"],
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for(lambda: _answers(port), "nginx")
+        written = {
+            "/passports/7KXM4-QHT2W/pdf": "/passports/7KX.../pdf",
+            "/passports/7kxm4qht2w/": "/passports/7kx.../",
+            "/passports/7KXM4-QHT2W?page=2": "/passports/7KX...?page=2",
+            "/passports/export": "/passports/export",
+            "/passports/send?code=x": "/passports/send?code=x",
+            "/passports/new/0b0e5a4e-5b9a-4f7e-9a7e-2f8f3c1d6a90/": (
+                "/passports/new/0b0e5a4e-5b9a-4f7e-9a7e-2f8f3c1d6a90/"
+            ),
+            "/passports/add": "/passports/add",
+            "/passports/not-a-code/": "/passports/not-a-code/",
+            "/passports/7KXM4QHT2WABC/": "/passports/7KXM4QHT2WABC/",  # 13: no short code
+            "/passports/": "/passports/",
+            "/p/7KXM4-QHT2W": "/p/...",
+        }
+        for path in written:
+            assert requests.get(f"http://127.0.0.1:{port}{path}", allow_redirects=False,
+                                timeout=5).status_code == 301  # fmt: skip
+    finally:
+        servers.stop(process)
+    logged = [json.loads(line)["path"] for line in (tmp_path / "access.log").read_text().split("\n")
+              if line.startswith("{") and '"/healthz"' not in line]  # fmt: skip
+    assert logged == list(written.values())
+
+
+def _answers(port: int) -> bool:
+    try:
+        answer = requests.get(f"http://127.0.0.1:{port}/healthz", allow_redirects=False, timeout=1)
+        return answer.status_code == 301
+    except requests.ConnectionError:
+        return False
 
 
 def test_the_site_sets_the_client_address_rather_than_appending_to_it():
