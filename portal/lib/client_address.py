@@ -12,8 +12,7 @@ from django.http import HttpRequest
 
 def client_address(request: HttpRequest) -> str:
     """The peer; behind trusted proxies, the nearest X-Forwarded-For address they did not add."""
-    peer = normalised(request.META.get("REMOTE_ADDR", ""))
-    trusted = {normalised(proxy) for proxy in settings.PORTAL_TRUSTED_PROXIES}
+    peer, trusted = _peer(request), _trusted_proxies()
     if peer not in trusted:
         return peer
     hops = [h.strip() for h in request.headers.get("X-Forwarded-For", "").split(",") if h.strip()]
@@ -25,6 +24,19 @@ def client_address(request: HttpRequest) -> str:
         if address not in trusted:
             return address
     return peer
+
+
+def from_trusted_proxy(request: HttpRequest) -> bool:
+    """Whether the request's peer is one of the proxies the portal trusts, however spelled."""
+    return _peer(request) in _trusted_proxies()
+
+
+def _peer(request: HttpRequest) -> str:
+    return normalised(request.META.get("REMOTE_ADDR", ""))
+
+
+def _trusted_proxies() -> set[str]:
+    return {normalised(proxy) for proxy in settings.PORTAL_TRUSTED_PROXIES}
 
 
 def normalised(address: str) -> str:

@@ -24,6 +24,7 @@ from celery._state import get_current_task
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
+from portal.lib.client_address import from_trusted_proxy
 from portal.passports.logs import masked_path
 
 # The id of the request being served (or of the request that started the job being run).
@@ -117,8 +118,7 @@ class RequestLogMiddleware:
 
 def _request_id(request: HttpRequest) -> str:
     sent = request.headers.get(HEADER, "")
-    trusted = request.META.get("REMOTE_ADDR") in settings.PORTAL_TRUSTED_PROXIES
-    if sent and trusted and _TOKEN.fullmatch(sent):
+    if sent and from_trusted_proxy(request) and _TOKEN.fullmatch(sent):
         return sent
     return uuid.uuid4().hex
 

@@ -129,6 +129,13 @@ def test_a_trusted_proxys_request_id_is_kept(client: Client, settings, request_r
     assert only(request_records()).request_id == "b1946ac92492d2347c62"
 
 
+def test_a_trusted_proxy_reached_over_ipv6_is_still_trusted_with_its_id(client: Client, settings):
+    settings.PORTAL_TRUSTED_PROXIES = ["127.0.0.1"]
+    response = client.get("/accounts/sign-in/", REMOTE_ADDR="::ffff:127.0.0.1",
+                          headers={"X-Request-ID": "b1946ac92492d2347c62"})  # fmt: skip
+    assert response["X-Request-ID"] == "b1946ac92492d2347c62"
+
+
 @pytest.mark.parametrize("sent", ["has spaces in it", "x" * 65, "<script>", "id\nINFO forged line"])
 def test_a_malformed_request_id_is_replaced(client: Client, settings, sent: str):
     settings.PORTAL_TRUSTED_PROXIES = ["127.0.0.1"]
