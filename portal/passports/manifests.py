@@ -3,8 +3,9 @@ passport record, headed by the interface's field names (the one table of a passp
 portal.assurance.passport_fields), as CSV and as XLSX.
 
 Both are written a row at a time to a file: the XLSX with XlsxWriter in its constant-memory mode,
-dates as dates (in UTC, as the service gives them) and numbers as numbers; the CSV with the
-dates as the interface writes them (ISO 8601).
+dates as dates (in UTC, as the service gives them; one before 1900, which no spreadsheet shows,
+as the CSV writes it) and numbers as numbers; the CSV with the dates as the interface writes them
+(ISO 8601).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from portal.lib.spreadsheets import safe_cell
 
 COLUMNS = [field.wire_name for field in PASSPORT_FIELDS]
 DATE_FORMAT = "yyyy-mm-dd hh:mm"
+FIRST_DAY_SHOWN = datetime(1900, 1, 1)  # a spreadsheet's first date (Excel's, LibreOffice's)
 
 
 def write_csv(out: TextIO, passports: Iterable[records.CropPassport]) -> None:
@@ -55,8 +57,10 @@ def write_xlsx(out: IO[bytes], passports: Iterable[records.CropPassport]) -> Non
     for row, passport in enumerate(passports, 1):
         for column, field in enumerate(PASSPORT_FIELDS):
             value = getattr(passport, field.name)
-            if isinstance(value, datetime):
+            if isinstance(value, datetime) and _in_utc(value) >= FIRST_DAY_SHOWN:
                 sheet.write_datetime(row, column, _in_utc(value), dates)
+            elif isinstance(value, datetime):
+                sheet.write_string(row, column, codec.format_datetime(value))
             elif isinstance(value, float):
                 sheet.write_number(row, column, value)
             elif value is not None:

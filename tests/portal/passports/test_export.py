@@ -10,6 +10,7 @@ import io
 import zipfile
 from datetime import UTC, datetime, timedelta
 
+import msgspec
 import openpyxl
 import pypdf
 import pytest
@@ -25,7 +26,7 @@ from tests.demo import OAKHURST, WENHAM, WENHAM_SITE
 from tests.jobs import run, run_queued
 from tests.portal.accounts.helpers import upstream_calls
 from tests.portal.passports.helpers import as_sent, no_longer_a_contact, suspended, text
-from tests.portal.passports.made import made_with_the_form
+from tests.portal.passports.made import SOME_OF_THE_LOAD, made_here, made_with_the_form
 
 pytestmark = pytest.mark.django_db
 
@@ -90,6 +91,17 @@ def _xlsx(value: object) -> object:
             tzinfo=None, microsecond=0
         )
     return value
+
+
+def test_a_date_no_spreadsheet_shows_is_written_as_the_csv_writes_it(grower):
+    """The service takes any date: a passport made elsewhere may be loaded in the year 1."""
+    year_one = datetime(1, 1, 1, tzinfo=UTC)
+    code = made_here(msgspec.structs.replace(SOME_OF_THE_LOAD, loading_date=year_one))
+    sheet = openpyxl.load_workbook(io.BytesIO(opened(exported(grower, code=[code])).read(
+        "passports.xlsx"))).active  # fmt: skip
+    row = dict(zip(COLUMNS, next(sheet.iter_rows(min_row=2, values_only=True)), strict=True))
+    assert row["LoadingDate"] == "0001-01-01T00:00:00Z"
+    assert row["DONTestDate"] == datetime(2026, 8, 12)
 
 
 def test_every_passport_that_matches_the_filters_is_exported(grower):
