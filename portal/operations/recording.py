@@ -1,7 +1,8 @@
 """Each call to the Assurance service added to its minute's row (portal/operations/models.py),
 as the client reports it (portal.assurance.service.call_reported): one UPDATE, an INSERT the
-first time in a minute. A failure to record is logged and otherwise ignored: the call itself
-went on."""
+first time in a minute. A failure to record is ignored but for one line of the log when
+recording stops and one when it works again: the call itself went on, and an operator wants to
+know that the dashboard misses calls, not a traceback for each call."""
 
 from __future__ import annotations
 
@@ -24,13 +25,30 @@ log = logging.getLogger(__name__)
 ERRORS_KEPT = 200  # the last errors kept, beside the counts
 
 
+# Whether this process's last call could not be recorded: the log says so when that changes.
+_failing = False
+
+
 def call_reported(sender: object, report: CallReport, **kwargs: object) -> None:
+    global _failing
     if not settings.PORTAL_METRICS_RECORDING:
         return
     try:
         record(report)
-    except Exception:  # the database out of reach, or not to be used here: the call goes on
-        log.warning("A call to the service could not be recorded", exc_info=True)
+    except Exception as error:  # the database out of reach, not migrated, or not to be used here
+        if not _failing:
+            log.warning("Calls to the service are not being recorded: %s", _reason(error))
+        _failing = True
+    else:
+        if _failing:
+            log.info("Calls to the service are being recorded again.")
+        _failing = False
+
+
+def _reason(error: Exception) -> str:
+    """The error in one line, as a database driver's first line says it."""
+    first_line = (str(error).strip().splitlines() or [""])[0]
+    return f"{type(error).__name__}: {first_line}".rstrip(": ")
 
 
 def record(report: CallReport) -> None:
