@@ -17,6 +17,7 @@ import requests
 
 from portal.assurance import service
 from scripts import servers
+from tests import databases
 from tests.mailserver import MailServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,15 +73,29 @@ def stop_sandbox(sandbox: Sandbox) -> None:
     servers.stop(sandbox.process)
 
 
+def postgresql_databases() -> list[dict]:
+    from django.conf import settings
+
+    return [db for db in settings.DATABASES.values() if db["ENGINE"].endswith("postgresql")]
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
     """A test database of the run's own (`test_portal_<pid>`), so that two runs on one
-    PostgreSQL (a developer's beside CI's) never share, nor drop, each other's."""
-    from django.conf import settings
+    PostgreSQL (a developer's beside CI's) never share, nor drop, each other's; those that
+    killed runs left behind are dropped first (tests/databases.py)."""
+    for database in postgresql_databases():
+        databases.drop_left_behind(database)
+        database.setdefault("TEST", {})["NAME"] = databases.name_of_run(
+            database["NAME"], os.getpid()
+        )
 
-    for database in settings.DATABASES.values():
-        if database["ENGINE"].endswith("postgresql"):
-            database.setdefault("TEST", {})["NAME"] = f"test_{database['NAME']}_{os.getpid()}"
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None) -> None:
+    """The run's test databases, made by pytest-django, marked as this run's."""
+    for database in postgresql_databases():
+        databases.mark_as_this_runs(database, database["TEST"]["NAME"])
 
 
 @pytest.fixture(scope="session")

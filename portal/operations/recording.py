@@ -1,7 +1,9 @@
 """Each call to the Assurance service added to its minute's row (portal/operations/models.py),
 as the client reports it (portal.assurance.service.call_reported): one UPDATE, an INSERT the
-first time in a minute. A failure to record is logged and otherwise ignored: the call itself
-went on."""
+first time in a minute. A failure to record is ignored but for one line of the log when
+recording stops and one when it works again: the call itself went on, and an operator wants to
+know that the dashboard misses calls, not a traceback for each call. After a failure, recording
+is tried again RETRY_AFTER later, not on every call."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import logging
 import os
 import socket
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -24,13 +26,34 @@ log = logging.getLogger(__name__)
 ERRORS_KEPT = 200  # the last errors kept, beside the counts
 
 
+# After a call this process could not record, the calls of the next RETRY_AFTER are not tried:
+# a database out of reach (its pool waiting for a connection) is not waited for on every call.
+RETRY_AFTER = timedelta(seconds=30)
+_failed_at: datetime | None = None
+
+
 def call_reported(sender: object, report: CallReport, **kwargs: object) -> None:
+    global _failed_at
     if not settings.PORTAL_METRICS_RECORDING:
+        return
+    if _failed_at is not None and timezone.now() - _failed_at < RETRY_AFTER:
         return
     try:
         record(report)
-    except Exception:  # the database out of reach, or not to be used here: the call goes on
-        log.warning("A call to the service could not be recorded", exc_info=True)
+    except Exception as error:  # the database out of reach, not migrated, or not to be used here
+        if _failed_at is None:
+            log.warning("Calls to the service are not being recorded: %s", _reason(error))
+        _failed_at = timezone.now()
+    else:
+        if _failed_at is not None:
+            log.info("Calls to the service are being recorded again.")
+        _failed_at = None
+
+
+def _reason(error: Exception) -> str:
+    """The error in one line, as a database driver's first line says it."""
+    first_line = (str(error).strip().splitlines() or [""])[0]
+    return f"{type(error).__name__}: {first_line}".rstrip(": ")
 
 
 def record(report: CallReport) -> None:

@@ -54,8 +54,10 @@ class MailForm(forms.Form):
 
     @classmethod
     def blank(cls, request: HttpRequest) -> MailForm:
-        """A new form, with a key of its own and the user's address (if known) for replies."""
-        return cls(initial={"key": uuid.uuid4(), "reply_to": request.user.email})
+        """A new form, with a key of its own and the address for replies this user gave last
+        time (their account's, if any, when they have sent none)."""
+        last = Mailing.objects.filter(sender=request.user).values_list("sender_email", flat=True)
+        return cls(initial={"key": uuid.uuid4(), "reply_to": last.first() or request.user.email})
 
 
 def refusal(request: HttpRequest, recipient: str) -> str:

@@ -31,6 +31,14 @@ def pdf_words(content: bytes) -> str:
     return " ".join(page.extract_text() for page in pages).replace(" ", "")
 
 
+def open_the_form(page: Page) -> None:
+    """Opens the form from a passport's page: it comes with nothing marked wrong."""
+    page.get_by_role("link", name="Send by e-mail").click()
+    expect(page.get_by_label("Send to")).to_be_visible()
+    expect(page.get_by_text("Nothing was sent")).to_have_count(0)
+    expect(page.get_by_text("This field is required")).to_have_count(0)
+
+
 def fill_and_send(page: Page, message: str = "") -> None:
     page.get_by_label("Send to").fill(HAULIER)
     page.get_by_label("Your e-mail address").fill("grower@example.com")
@@ -49,6 +57,9 @@ def test_a_passport_is_sent_from_its_page_and_arrives_with_its_pdf(
     code = made_with_the_form(signed_in("grower"))
     page.goto(f"{portal_url}/passports/{code}/")
     expect(page.get_by_role("heading", name="Send by e-mail")).to_be_visible()
+    open_the_form(page)
+    expect(page).to_have_url(f"{portal_url}/passports/{code}/")  # opened in the page, by htmx
+    expect(page.get_by_label("Send to")).to_be_focused()
     assert_accessible(page)
     fill_and_send(page, "Load 3 of 5.\nGate B, please.")
     assert_accessible(page)
@@ -90,8 +101,26 @@ def test_the_form_reads_well_on_a_phone_and_says_what_is_wrong(
     code = made_with_the_form(signed_in("grower"))
     phone = watched_context(**PHONE).new_page()
     sign_in(phone, portal_url, *GROWER, next_path=f"/passports/{code}/")
+    open_the_form(phone)
     phone.get_by_label("Send to").fill("one@example.com, two@example.com")
     phone.get_by_role("button", name="Send by e-mail").click()
     expect(phone.get_by_role("alert")).to_contain_text("Send to: Enter a valid email address.")
+    expect(phone.get_by_role("alert")).to_be_focused()
     no_sideways_scroll(phone)
     assert_accessible(phone)
+
+
+def test_without_javascript_the_form_opens_on_its_own_page_and_sends(
+    watched_context: Callable[..., BrowserContext], portal_url: str, worker,
+    mail_server: MailServer,
+):  # fmt: skip
+    code = made_with_the_form(signed_in("grower"))
+    page = watched_context(java_script_enabled=False).new_page()
+    sign_in(page, portal_url, *GROWER, next_path=f"/passports/{code}/")
+    open_the_form(page)
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Send passport {code} by e-mail")
+    page.get_by_role("button", name="Send by e-mail").click()
+    expect(page.get_by_role("alert")).to_contain_text("Send to: This field is required.")
+    fill_and_send(page)
+    [mail] = mail_server.wait_for(1)
+    assert mail.message["To"] == HAULIER

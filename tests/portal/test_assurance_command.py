@@ -1,12 +1,16 @@
 """`python manage.py assurance ...`, the operators' command, against the shared sandbox.
 
-Run through `call_command` with the portal's settings; no database is needed.
+Run through `call_command` with the portal's settings, and as an operator runs it (in a process
+of its own, from a checkout whose database was never made); no database is needed.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -18,6 +22,7 @@ from django.core.management.base import CommandError
 
 from portal.assurance.client import AssuranceClient, CallReport
 from portal.assurance.service import call_reported
+from tests.conftest import ROOT
 from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE
 
 CROPS = "Combinable Crops and Sugar Beet"
@@ -247,6 +252,64 @@ def test_the_command_reports_each_call_through_the_portals_signal(run, calls):
         ("login", 200, "ok"),
         ("passport", 200, "ok"),
     ]
+
+
+# --- as an operator runs it ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def run_in_a_process(sandbox, tmp_path: Path) -> Iterator:
+    """Runs `manage.py assurance` as the grower in a process of its own, with a database that was
+    never migrated (a fresh checkout's)."""
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'never-migrated.sqlite3'}"}
+    env.pop("ASSURANCE_USERNAME", None)
+    env.pop("ASSURANCE_PASSWORD", None)
+
+    def run_command(
+        *arguments: str, password: str = GROWER_PASSWORD
+    ) -> subprocess.CompletedProcess:
+        command = [sys.executable, "manage.py", "assurance", "--base-url", sandbox.url,
+                   "--username", GROWER, "--password", password, *arguments]  # fmt: skip
+        return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=60, check=False)  # fmt: skip
+
+    yield run_command
+
+
+def test_without_the_portals_database_the_command_prints_only_its_answer(run_in_a_process):
+    result = run_in_a_process("schemes")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert CROPS in [s["SchemeName"] for s in json.loads(result.stdout)["items"]]
+
+
+def test_without_the_portals_database_a_wrong_password_prints_only_the_error(
+    run_in_a_process, sandbox
+):
+    sign_in_well(sandbox)
+    try:
+        result = run_in_a_process("schemes", password="not-the-grower-password")
+    finally:
+        sign_in_well(sandbox)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.startswith("CommandError: AuthenticationFailed: ")
+    assert result.stderr.count("\n") == 1
+
+
+def test_with_verbosity_2_the_calls_are_logged_and_a_call_not_recorded_in_one_line(
+    run_in_a_process,
+):
+    result = run_in_a_process("-v", "2", "passport", DEMO_SHORT_CODE)
+    assert result.returncode == 0
+    log, answer = result.stdout.split("\n{", 1)
+    messages = [line.split("] ", 1)[1] for line in log.splitlines()]
+    assert [message.split(" in ")[0] for message in messages] == [
+        "login 200 ok",
+        "Calls to the service are not being recorded: "
+        "OperationalError: no such table: operations_servicecalls",
+        "passport 200 ok",
+    ]
+    assert json.loads("{" + answer)["ShortCode"] == DEMO_SHORT_CODE
+    assert "Traceback" not in result.stdout + result.stderr
 
 
 # --- secrets --------------------------------------------------------------------------------------

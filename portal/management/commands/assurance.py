@@ -7,15 +7,19 @@ For operators checking a deployment against the configured service (ASSURANCE_BA
     python manage.py assurance passport 7KXM4QHT2W --pdf passport.pdf
 
 Records are printed as the interface's JSON. The password comes from --password, from
-ASSURANCE_PASSWORD, or is asked for; tokens are never printed.
+ASSURANCE_PASSWORD, or is asked for; tokens are never printed. The command prints its answer or
+its error and nothing else: the portal's log lines (each call, timed) only with -v 2.
 """
 
 from __future__ import annotations
 
 import getpass
 import json
+import logging
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +80,8 @@ class Command(BaseCommand):
         except ValueError as error:
             raise CommandError(str(error)) from None
         try:
-            self._run(client, options)
+            with _logs_shown(options["verbosity"] >= 2):
+                self._run(client, options)
         except AssuranceError as error:
             several = len(error.errors) > 1
             details = "".join(f"\n  {e.code}: {e.message}" for e in error.errors if several)
@@ -161,3 +166,18 @@ class Command(BaseCommand):
         except OSError as error:
             raise CommandError(f"Cannot write {path}: {error.strerror}.") from None
         self.stdout.write(f"Wrote {len(content):,} bytes of PDF to {path}.")
+
+
+@contextmanager
+def _logs_shown(shown: bool) -> Iterator[None]:
+    """The log's lines (the calls, a call not recorded for the dashboard) left out of the
+    command's output unless `shown`."""
+    if shown:
+        yield
+        return
+    before = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(before)

@@ -29,7 +29,6 @@ from portal.jobs.views import progress_fragment, result_response
 from portal.lib.htmx import wants_fragment
 from portal.passports import codes, contacts, mailing, pdfs
 from portal.passports.lookup import Verdict
-from portal.passports.mailing import MailForm
 from portal.passports.models import Passport
 from portal.passports.qr import qr_svg
 from portal.passports.sheet import sheet
@@ -129,13 +128,12 @@ def _page(request: HttpRequest, short_code: str, found: records.CropPassport) ->
 
 
 def _mail(request: HttpRequest, short_code: str) -> dict:
-    """The form that sends the passport by e-mail, and its mailings so far; only a passport
-    the portal has recorded is sent (one made elsewhere is added to the list first)."""
+    """Whether the passport can be sent by e-mail, and its mailings so far; only a passport the
+    portal has recorded is sent (one made elsewhere is added to the list first)."""
     recorded = Passport.objects.filter(short_code=short_code).first()
     if recorded is None:
         return {"mailable": False}
-    return {"mailable": True, "mailed": [recorded], "mail_form": MailForm.blank(request),
-            "mailings": mailing.sent_of(recorded)}  # fmt: skip
+    return {"mailable": True, "mailings": mailing.sent_of(recorded)}
 
 
 def _pdf_fragment(request: HttpRequest, short_code: str, job: Job) -> HttpResponse:

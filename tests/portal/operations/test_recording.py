@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
+from django.db import connection
 
 from portal.assurance.client import CallReport
 from portal.audit import events as audit
@@ -72,6 +73,35 @@ def test_what_is_older_than_the_days_kept_is_pruned(settings):
         before = datetime(2026, 11, 23, tzinfo=UTC)
         assert [row.minute.day for row in ServiceCalls.objects.filter(minute__lt=before)] == [22]
         assert [error.at.day for error in ServiceError.objects.filter(at__lt=before)] == [22]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_calls_not_recorded_are_logged_in_one_line_when_it_stops_and_when_it_works_again(caplog):
+    with time_machine.travel("2026-11-24 09:10:00Z", tick=False) as moment:
+        called("login")
+        caplog.clear()
+        with connection.cursor() as cursor:
+            cursor.execute("ALTER TABLE operations_servicecalls RENAME TO servicecalls_away")
+        try:
+            called("login")
+            moment.shift(timedelta(seconds=31))
+            called("passport")
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("ALTER TABLE servicecalls_away RENAME TO operations_servicecalls")
+        moment.shift(timedelta(seconds=29))
+        called("passport")  # not tried: recording failed less than 30 s ago
+        assert not ServiceCalls.objects.filter(operation="passport").exists()
+        moment.shift(timedelta(seconds=1))
+        called("passport")
+    logged = [(r.levelname, r.getMessage(), r.exc_info) for r in caplog.records
+              if r.name == "portal.operations.recording"]  # fmt: skip
+    assert [(level, message.split(":")[0], exc_info) for level, message, exc_info in logged] == [
+        ("WARNING", "Calls to the service are not being recorded", None),
+        ("INFO", "Calls to the service are being recorded again.", None),
+    ]
+    assert "operations_servicecalls" in logged[0][1]
+    assert ServiceCalls.objects.get(operation="passport").calls == 1
 
 
 def passports_made(count: int) -> None:

@@ -35,6 +35,20 @@ def form_key(page) -> str:
     return re.search(r'name="key" value="([^"]+)"', page.content.decode())[1]
 
 
+def reply_to_given(page) -> str | None:
+    """The address the form offers for replies, as filled in."""
+    field = re.search(r'<input type="email" name="reply_to"[^>]*>', page.content.decode())[0]
+    value = re.search(r'value="([^"]*)"', field)
+    return value[1] if value else None
+
+
+def opened_from_its_page(client: Client, code: str, **headers: str):
+    """The send form, opened as the passport's page links to it."""
+    page = client.get(f"/passports/{code}/").content.decode()
+    link = re.search(r'<a class="button" href="(/passports/send\?code=[^"]+)"', page)[1]
+    return client.get(link, headers=headers)
+
+
 def mail_form(client: Client, codes: list[str], **fields: str) -> dict:
     """The send form as the user fills it, for the passports of `codes`, with `fields` over."""
     page = client.post("/passports/send", {"code": codes})
@@ -59,8 +73,8 @@ def test_a_passport_sent_from_its_page_arrives_with_its_pdf_code_and_look_up_add
     grower, mail_server: MailServer
 ):
     code = made_with_the_form(grower)
-    page = grower.get(f"/passports/{code}/")
-    assert "Send by e-mail" in text(page)
+    page = opened_from_its_page(grower, code)
+    assert f"Send passport {code} by e-mail" in text(page)
     note = "Load 3 of 5.\nCollect from gate B."
     form = {"code": code, "key": form_key(page), "recipient": HAULIER,
             "reply_to": "grower@example.com", "note": note}  # fmt: skip
@@ -93,6 +107,65 @@ def test_a_passport_sent_from_its_page_arrives_with_its_pdf_code_and_look_up_add
     assert f"Sent to {HAULIER} at" in words
     listed = text(grower.get(f"/passports/{code}/"))
     assert f"To {HAULIER}, asked by grower" in listed and "sent at" in listed
+
+
+def test_the_form_opens_from_a_passports_page_with_nothing_marked_wrong(grower):
+    code = made_with_the_form(grower)
+    page = opened_from_its_page(grower, code)
+    assert page.status_code == 200 and "<html" in page.content.decode()
+    assert "Nothing was sent" not in text(page) and "required" not in text(page)
+    assert 'class="error-summary"' not in page.content.decode()
+    assert page["Vary"] == "HX-Request, Cookie"
+
+
+def test_with_htmx_the_form_opens_alone_in_the_passports_page_nothing_marked_wrong(grower):
+    code = made_with_the_form(grower)
+    fragment = opened_from_its_page(grower, code, HX_Request="true")
+    content = fragment.content.decode()
+    assert fragment.status_code == 200 and "<html" not in content
+    assert content.lstrip().startswith('<form method="post" action="/passports/send"')
+    assert f'name="code" value="{code}"' in content
+    assert re.search(r'<input type="email" name="recipient"[^>]* autofocus', content)
+    assert "Nothing was sent" not in text(fragment) and "required" not in text(fragment)
+
+
+def test_the_form_says_what_is_wrong_only_once_sent(grower):
+    code = made_with_the_form(grower)
+    key = form_key(opened_from_its_page(grower, code))
+    response = grower.post("/passports/send", {"code": code, "key": key})
+    assert response.status_code == 400
+    assert "Send to: This field is required." in text(response)
+    assert not Mailing.objects.exists()
+
+
+def test_with_htmx_the_form_sent_comes_back_in_place_with_what_is_wrong(grower):
+    code = made_with_the_form(grower)
+    form = mail_form(grower, [code], recipient="not an address")
+    response = grower.post("/passports/send", form, headers={"HX-Request": "true"})
+    assert response.status_code == 400 and "<html" not in response.content.decode()
+    assert "Nothing was sent. Check what is marked below." in text(response)
+    assert "Send to: Enter a valid email address." in text(response)
+    assert not Mailing.objects.exists()
+
+
+def test_with_htmx_the_form_sent_goes_on_to_its_jobs_page(grower):
+    code = made_with_the_form(grower)
+    response = grower.post("/passports/send", mail_form(grower, [code]),
+                           headers={"HX-Request": "true"})  # fmt: skip
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == f"/jobs/{mail_job().pk}/"
+
+
+def test_your_address_is_the_one_you_gave_last_time(grower, django_user_model):
+    code = made_with_the_form(grower)
+    account = django_user_model.objects.get(username="grower")
+    account.email = "office@hollowfield.example"
+    account.save()
+    assert reply_to_given(opened_from_its_page(grower, code)) == "office@hollowfield.example"
+    assert sent(grower, [code], reply_to="jo@hollowfield.example").status_code == 303
+    assert reply_to_given(opened_from_its_page(grower, code)) == "jo@hollowfield.example"
+    ticked = grower.post("/passports/send", {"code": [code], "scope": "ticked"})
+    assert reply_to_given(ticked) == "jo@hollowfield.example"
 
 
 def test_the_passports_ticked_in_the_list_go_in_one_mail_in_their_order(
