@@ -1,6 +1,6 @@
 """The audit trail: each event written once, with its time, user, client address and request
-id, short codes only as keyed hashes; read-only in the admin, append-only in the code, and
-pruned by the sweep once past PORTAL_AUDIT_DAYS."""
+id, short codes only as keyed hashes; read-only in the admin, append-only in the code (and in
+the database, test_append_only.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from datetime import timedelta
 from io import StringIO
 
 import pytest
-import time_machine
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
@@ -17,7 +16,6 @@ from django.utils import timezone
 
 from portal.audit.models import AppendOnly, Event
 from portal.jobs.models import Job
-from portal.jobs.tasks import sweep
 from tests.jobs import run, run_queued
 from tests.portal.accounts.helpers import sign_in, sign_in_from
 from tests.portal.passports.made import filled, made_with_the_form
@@ -181,15 +179,3 @@ def test_an_event_is_never_changed_or_deleted_one_by_one(grower):
     with pytest.raises(AppendOnly):
         event.delete()
     assert Event.objects.get(pk=event.pk).username == "grower"
-
-
-def test_the_sweep_removes_events_past_their_keeping(grower, settings):
-    settings.PORTAL_AUDIT_DAYS = 30
-    kept = Event.objects.count()
-    assert kept >= 1
-    with time_machine.travel(timezone.now() + timedelta(days=29)):
-        sweep()
-        assert Event.objects.count() == kept
-    with time_machine.travel(timezone.now() + timedelta(days=31)):
-        sweep()
-        assert Event.objects.count() == 0
