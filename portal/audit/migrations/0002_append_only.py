@@ -22,7 +22,8 @@ FUNCTION = """
 CREATE FUNCTION audit_event_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'DELETE' THEN
-        IF OLD.at < now() - interval '{kept}' THEN
+        -- the statement's time, as the sweep's Now() (a transaction's now() may be older)
+        IF OLD.at < statement_timestamp() - interval '{kept}' THEN
             RETURN OLD;
         END IF;
         RAISE EXCEPTION 'The audit trail is append-only: event % is kept at least {kept}.', OLD.id

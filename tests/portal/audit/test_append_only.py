@@ -85,6 +85,14 @@ def test_the_sweep_removes_the_events_past_their_keeping_and_no_other(settings, 
     assert set(Event.objects.values_list("pk", flat=True)) == {kept.pk, new.pk}
 
 
+def test_an_event_just_past_its_keeping_is_removed_by_a_sweep_in_a_transaction(settings):
+    settings.PORTAL_AUDIT_DAYS = 30
+    with transaction.atomic():  # begun before the event was thirty days old
+        just_past = looked_up(days_ago=30)
+        sweep()
+    assert not Event.objects.filter(pk=just_past.pk).exists()
+
+
 def test_deleting_a_user_keeps_their_events_with_their_name():
     user = get_user_model().objects.create(username="leaver")
     event = record(Kind.SIGN_IN, user=user)
