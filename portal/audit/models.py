@@ -11,7 +11,7 @@ from django.utils import timezone
 
 
 class AppendOnly(Exception):
-    """An audit event was to be changed or deleted one by one: the trail is append-only."""
+    """An audit event was to be changed or deleted: the trail is append-only."""
 
 
 class EventQuerySet(models.QuerySet):

@@ -68,10 +68,10 @@ def rights_changed(
         name: now[name] for name in RIGHTS if before[name] is not None and before[name] != now[name]
     }
     if created or changed:
-        rights_recorded(instance, **(changed or now))
+        record_rights_changed(instance, **(changed or now))
 
 
-def rights_recorded(user: AbstractBaseUser, **changes: object) -> None:
+def record_rights_changed(user: AbstractBaseUser, **changes: object) -> None:
     """Records that `user`'s rights changed as `changes` says, by the signed-in user of the
     request being served and from its address, or else by the command line."""
     request = acting_request.get()
@@ -122,7 +122,7 @@ def _record_links(other: str, how: str, links: set[tuple[int, int]]) -> None:
     users = User.objects.in_bulk({user_pk for user_pk, _ in links})
     for user_pk, user in sorted(users.items()):
         changed = sorted(names[other_pk] for linked, other_pk in links if linked == user_pk)
-        rights_recorded(user, **{f"{other}s_{how}": changed})
+        record_rights_changed(user, **{f"{other}s_{how}": changed})
 
 
 def _names(other: str, pks: set[int]) -> dict[int, str]:
