@@ -209,6 +209,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "portal.audit.middleware.ActingRequestMiddleware",  # who changed rights, from where
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -316,8 +317,9 @@ CELERY_BEAT_SCHEDULE = {
 # (portal/operations), and whether they are made at all (off only to measure what they cost).
 PORTAL_METRICS_DAYS = max(2, env_int("PORTAL_METRICS_DAYS", 30))
 PORTAL_METRICS_RECORDING = env_bool("PORTAL_METRICS_RECORDING", True)
-# How long the audit trail keeps an event (portal/audit), removed by the same sweep.
-PORTAL_AUDIT_DAYS = max(1, env_int("PORTAL_AUDIT_DAYS", 365))
+# How long the audit trail keeps an event (portal/audit), removed by the same sweep; at least
+# the 30 days for which PostgreSQL refuses to delete one (portal/audit/migrations/0002).
+PORTAL_AUDIT_DAYS = max(30, env_int("PORTAL_AUDIT_DAYS", 365))
 # Result files of jobs, and how long they are kept (portal/jobs). In production with workers on
 # several machines, point the "jobs" storage at shared object storage (docs/operations.md).
 PORTAL_JOB_RESULT_DAYS = env_int("PORTAL_JOB_RESULT_DAYS", 7)

@@ -1,6 +1,7 @@
 """The audit trail: what was done in the portal, by whom, from where and when, appended to and
 never changed. Kept PORTAL_AUDIT_DAYS, then removed by the periodic sweep (docs/operations.md
-says what is recorded and why)."""
+says what is recorded and why). The code refuses to change or delete an event, one by one or
+by queryset; on PostgreSQL the database refuses it too (migrations/0002_append_only.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ from django.utils import timezone
 
 
 class AppendOnly(Exception):
-    """An audit event was to be changed or deleted one by one: the trail is append-only."""
+    """An audit event was to be changed or deleted: the trail is append-only."""
+
+
+class EventQuerySet(models.QuerySet):
+    def update(self, **kwargs: object) -> int:
+        raise AppendOnly("Audit events are never changed.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnly("Audit events are removed only by the sweep, once past their keeping.")
 
 
 class Event(models.Model):
@@ -31,8 +40,9 @@ class Event(models.Model):
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     at = models.DateTimeField(default=timezone.now, db_index=True)
+    # Unset by the database when the user is deleted, the one change its trigger allows (0002).
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.DB_SET_NULL,
         related_name="+",
     )  # fmt: skip
     # The user's name as it was (kept when the user is removed), or the name tried.
@@ -41,6 +51,8 @@ class Event(models.Model):
     request_id = models.CharField(max_length=64, blank=True)
     # What else the event holds: counts, kinds, keyed hashes of short codes; never a secret.
     detail = models.JSONField(default=dict, blank=True)
+
+    objects = EventQuerySet.as_manager()
 
     class Meta:
         ordering = ["-at", "-pk"]
