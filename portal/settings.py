@@ -309,8 +309,12 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # Redis rest
 # Each worker writes a heartbeat to the cache every third of this; /readyz counts the workers
 # down when none has written for this long.
 PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
+# --- the periodic sweep (Celery beat) --------------------------------------------------------------
+# Beat sends the sweep every PORTAL_SWEEP_SECONDS; /readyz and the dashboard call it late once
+# it has not finished for two of them (portal/operations/periodic.py).
+PORTAL_SWEEP_SECONDS = max(1, env_int("PORTAL_SWEEP_SECONDS", 5 * 60))
 CELERY_BEAT_SCHEDULE = {
-    "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": 5 * 60},
+    "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": PORTAL_SWEEP_SECONDS},
 }
 # How long the staff dashboard's records (the service's calls, the portal's requests) are kept
 # (portal/operations), and whether they are made at all (off only to measure what they cost).
