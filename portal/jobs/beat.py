@@ -7,10 +7,10 @@ since it lets go of the lock).
 
 This scheduler outlasts Redis's troubles, which would stop RedBeat's own: Redis out of reach
 for a while (it tries again at the next loop), and Redis restarted empty (the lock and the
-schedule lost: it takes the lock again if no other beat has, and writes the schedule again,
-which sends the sweep at once). With no Redis, `make run` uses Celery's own scheduler in memory
-(MemoryScheduler): it keeps no file that could be corrupted, and it is for one beat on one
-machine only.
+schedule lost: it takes the lock again if no other beat has, and writes the schedule again).
+A task with no last run in Redis is sent at once, not an interval after beat starts. With no
+Redis, `make run` uses Celery's own scheduler in memory (MemoryScheduler): it keeps no file
+that could be corrupted, and it is for one beat on one machine only.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 import redis
 from celery import Celery
-from celery.beat import Scheduler
+from celery.beat import ScheduleEntry, Scheduler
 from redbeat.schedulers import LUA_EXTEND_TO_SCRIPT, RedBeatScheduler, get_redis
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,16 @@ class RedisScheduler(RedBeatScheduler):
             app.conf[name] = app.conf.first(name)
         self.holding = False  # until this beat holds the lock and has written the schedule
         super().__init__(app, *args, **kwargs)
+
+    def _maybe_entry(self, name: str, entry: Any) -> Any:
+        """An entry of the settings' schedule. One run every interval is due at once when Redis
+        has no last run of it (RedBeat's update_from_dict gives it the last run Redis has), as
+        in MemoryScheduler, rather than an interval after beat starts: a new deployment, or a
+        Redis restarted empty, sweeps at once."""
+        made = super()._maybe_entry(name, entry)
+        if every_interval(made):
+            made.last_run_at = None  # RedBeat's "never run"
+        return made
 
     def tick(self, *args: Any, **kwargs: Any) -> float:
         try:
@@ -81,6 +91,10 @@ class MemoryScheduler(Scheduler):
     def setup_schedule(self) -> None:
         super().setup_schedule()
         for entry in self.schedule.values():
-            every = getattr(entry.schedule, "run_every", None)
-            if every is not None:
-                entry.last_run_at = self.app.now() - every
+            if every_interval(entry):
+                entry.last_run_at = self.app.now() - entry.schedule.run_every
+
+
+def every_interval(entry: ScheduleEntry) -> bool:
+    """Whether the entry runs every so many seconds (the sweep), not at times of day."""
+    return getattr(entry.schedule, "run_every", None) is not None

@@ -1,6 +1,7 @@
-"""Celery beat on Redis (portal/jobs/beat.py), as real processes with a Redis of the test's own:
+"""Celery beat (portal/jobs/beat.py). On Redis, as real processes with a Redis of the test's own:
 two beats at once send the sweep once an interval, a beat killed is taken over by the other
-within the lock's time-out, and Redis restarted empty does not stop the sweep."""
+within the lock's time-out, and Redis restarted empty does not stop the sweep. Without Redis,
+its schedule in memory sends the sweep on start."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ import pytest
 import redis
 from django.conf import settings
 
+from portal.celery import app
+from portal.jobs.beat import MemoryScheduler
 from scripts import servers
 from tests.services import PrivateRedis, wait_for
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server to start"),
-]
+needs_redis_server = pytest.mark.skipif(
+    shutil.which("redis-server") is None, reason="no redis-server to start"
+)
 
 SWEEP_SECONDS = 2
 # A beat killed holds the lock until it times out; the other tries to take it every loop.
@@ -41,9 +43,9 @@ class Beats:
         self.env = {**os.environ, "REDIS_URL": redis_server.url,
                     "PORTAL_SWEEP_SECONDS": str(SWEEP_SECONDS)}  # fmt: skip
 
-    def start(self) -> subprocess.Popen:
+    def start(self, **settings: str) -> subprocess.Popen:
         log = self.folder / f"beat-{len(self.processes) + 1}.log"
-        process = servers.start_beat(self.env, log=log)
+        process = servers.start_beat({**self.env, **settings}, log=log)
         self.processes.append(process)
         return process
 
@@ -86,6 +88,8 @@ def once_an_interval(sent: int, seconds: float) -> bool:
     return sent <= seconds / SWEEP_SECONDS + 1
 
 
+@pytest.mark.slow
+@needs_redis_server
 def test_two_beats_at_once_send_the_sweep_once_an_interval(beats):
     beats.start()
     beats.start()
@@ -97,6 +101,8 @@ def test_two_beats_at_once_send_the_sweep_once_an_interval(beats):
     assert "Traceback" not in beats.logs() and "ERROR" not in beats.logs()
 
 
+@pytest.mark.slow
+@needs_redis_server
 def test_a_beat_killed_is_taken_over_by_the_other_within_the_lock_s_time_out(beats):
     first = beats.start()
     wait_for(lambda: beats.sent() > 0, "the first beat to send the sweep")
@@ -109,14 +115,30 @@ def test_a_beat_killed_is_taken_over_by_the_other_within_the_lock_s_time_out(bea
     assert once_an_interval(beats.sent_within(5 * SWEEP_SECONDS), 5 * SWEEP_SECONDS)
 
 
+@pytest.mark.slow
+@needs_redis_server
 def test_the_sweep_goes_on_after_redis_restarted_empty(beats):
     beats.start()
     beats.start()
     wait_for(lambda: beats.sent() > 0, "a beat to send the sweep")
     beats.redis_server.kill()  # no persistence: it comes back empty, the lock and schedule gone
-    time.sleep(SWEEP_SECONDS)
+    time.sleep(3 * settings.CELERY_BEAT_MAX_LOOP_INTERVAL)  # beat's loops meet no Redis
     beats.redis_server.start()
     seconds = 5 * SWEEP_SECONDS
     sent = beats.sent_within(seconds)
     assert once_an_interval(sent, seconds), beats.logs()
     assert all(process.poll() is None for process in beats.processes), beats.logs()
+
+
+@pytest.mark.slow
+@needs_redis_server
+def test_a_first_beat_sends_the_sweep_at_once_not_an_interval_after(beats):
+    beats.start(PORTAL_SWEEP_SECONDS="300")
+    wait_for(lambda: beats.sent() > 0, "the sweep to be sent", 15)
+    time.sleep(2 * settings.CELERY_BEAT_MAX_LOOP_INTERVAL)
+    assert beats.sent() == 1
+
+
+def test_without_redis_beat_sends_the_sweep_on_start_not_an_interval_after():
+    scheduler = MemoryScheduler(app)
+    assert scheduler.schedule["jobs-sweep"].is_due().is_due
