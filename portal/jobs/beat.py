@@ -21,13 +21,23 @@ from typing import Any
 import redis
 from celery import Celery
 from celery.beat import ScheduleEntry, Scheduler
-from redbeat.schedulers import LUA_EXTEND_TO_SCRIPT, RedBeatScheduler, get_redis
+from celery.signals import beat_init
+from redbeat.schedulers import (
+    LUA_EXTEND_TO_SCRIPT,
+    RedBeatScheduler,
+    acquire_distributed_beat_lock,
+    get_redis,
+)
 
 log = logging.getLogger(__name__)
 
 # RedBeat's settings that it reads only when given under their own names (redbeat_redis_url),
 # which Django's CELERY_ namespace hides: without them it would fall back to the broker's.
 OWN_NAMED_SETTINGS = ("redbeat_redis_url", "redbeat_redis_options")
+
+# RedBeat takes its lock in a handler of beat_init, waiting there until it has it, and a beat
+# that starts while Redis is out of reach fails; RedisScheduler takes it in its loop instead.
+beat_init.disconnect(acquire_distributed_beat_lock)
 
 
 class RedisScheduler(RedBeatScheduler):
@@ -38,6 +48,14 @@ class RedisScheduler(RedBeatScheduler):
             app.conf[name] = app.conf.first(name)
         self.holding = False  # until this beat holds the lock and has written the schedule
         super().__init__(app, *args, **kwargs)
+
+    def setup_schedule(self) -> None:
+        """At start: the schedule written to Redis, if Redis can be reached; it is written
+        again once this beat holds the lock."""
+        try:
+            super().setup_schedule()
+        except redis.exceptions.RedisError as trouble:
+            self._out_of_reach(trouble)
 
     def _maybe_entry(self, name: str, entry: Any) -> Any:
         """An entry of the settings' schedule. One run every interval is due at once when Redis
@@ -61,32 +79,41 @@ class RedisScheduler(RedBeatScheduler):
                         "it again.")  # fmt: skip
             self.holding = False
         except redis.exceptions.RedisError as trouble:
-            log.warning("Celery beat could not reach Redis (%s); it tries again in %s s.",
-                        type(trouble).__name__, self.max_interval)  # fmt: skip
+            self._out_of_reach(trouble)
         return self.max_interval
 
     def take_lock(self) -> bool:
-        """Whether this beat holds the lock: RedBeat's taken at beat_init, or taken now if no
-        beat holds it. Once it holds it, the schedule is written again, as Redis may have lost
-        it since this beat started (each task's last run is kept when Redis has it)."""
-        if self.lock is None:  # RedBeat could not make it at beat_init: Redis out of reach
+        """Takes the lock if no beat holds it; whether this beat holds it now. Once it does, the
+        schedule is written again, as Redis may have lost it since this beat started (each
+        task's last run is kept when Redis has it)."""
+        if self.lock is None:
             client = get_redis(self.app)
             self.lock = client.lock(self.lock_key, timeout=self.lock_timeout)
             self.lock.lua_extend = client.register_script(LUA_EXTEND_TO_SCRIPT)
         if not (self.lock.owned() or self.lock.acquire(blocking=False)):
             return False
-        self.setup_schedule()
+        super().setup_schedule()
         self.holding = True
         log.info("Celery beat holds its lock in Redis, and sends.")
         return True
+
+    def close(self) -> None:
+        """Lets go of the lock, so that another beat takes over at once."""
+        try:
+            super().close()
+        except redis.exceptions.RedisError as trouble:
+            log.warning("Celery beat could not let go of its lock in Redis (%s); another beat "
+                        "takes over once it times out.", type(trouble).__name__)  # fmt: skip
+
+    def _out_of_reach(self, trouble: redis.exceptions.RedisError) -> None:
+        log.warning("Celery beat could not reach Redis (%s); it tries again in %s s.",
+                    type(trouble).__name__, self.max_interval)  # fmt: skip
 
 
 class MemoryScheduler(Scheduler):
     """Celery's scheduler, which keeps the schedule in memory only, sending each task at start
     (as RedBeat does the first time) rather than an interval after: a short `make run` without
     Redis sweeps too."""
-
-    lock_key = None  # RedBeat's handler of beat_init, connected once imported, takes no lock
 
     def setup_schedule(self) -> None:
         super().setup_schedule()

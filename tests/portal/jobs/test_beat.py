@@ -1,7 +1,7 @@
 """Celery beat (portal/jobs/beat.py). On Redis, as real processes with a Redis of the test's own:
 two beats at once send the sweep once an interval, a beat killed is taken over by the other
-within the lock's time-out, and Redis restarted empty does not stop the sweep. Without Redis,
-its schedule in memory sends the sweep on start."""
+within the lock's time-out, and neither Redis restarted empty nor Redis out of reach when beat
+starts stops the sweep. Without Redis, its schedule in memory sends the sweep on start."""
 
 from __future__ import annotations
 
@@ -128,6 +128,18 @@ def test_the_sweep_goes_on_after_redis_restarted_empty(beats):
     sent = beats.sent_within(seconds)
     assert once_an_interval(sent, seconds), beats.logs()
     assert all(process.poll() is None for process in beats.processes), beats.logs()
+
+
+@pytest.mark.slow
+@needs_redis_server
+def test_a_beat_started_while_redis_is_out_of_reach_waits_for_it(beats):
+    beats.redis_server.kill()
+    beat = beats.start()
+    time.sleep(2 * settings.CELERY_BEAT_MAX_LOOP_INTERVAL)
+    assert beat.poll() is None, beats.logs()
+    beats.redis_server.start()
+    wait_for(lambda: beats.sent() > 0, "the sweep to be sent", TAKE_OVER_SECONDS)
+    assert "Traceback" not in beats.logs() and "ERROR" not in beats.logs()
 
 
 @pytest.mark.slow
