@@ -310,9 +310,26 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # Redis rest
 # Each worker writes a heartbeat to the cache every third of this; /readyz counts the workers
 # down when none has written for this long.
 PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
+# --- the periodic sweep (Celery beat; portal/jobs/beat.py) ----------------------------------------
+# Beat sends the sweep every PORTAL_SWEEP_SECONDS; /readyz and the dashboard call it late once
+# it has not finished for two of them (portal/operations/periodic.py).
+PORTAL_SWEEP_SECONDS = max(1, env_int("PORTAL_SWEEP_SECONDS", 5 * 60))
 CELERY_BEAT_SCHEDULE = {
-    "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": 5 * 60},
+    "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": PORTAL_SWEEP_SECONDS},
 }
+# Beat wakes at least this often: to send what is due, and to keep its lock (below).
+CELERY_BEAT_MAX_LOOP_INTERVAL = 5
+if REDIS_URL:
+    # The schedule and a lock in Redis (celery-redbeat): any number of beats may run, on any
+    # machines; the one holding the lock sends, the others wait to take it. A beat killed
+    # leaves the lock to time out, so another takes over within its time-out and a loop.
+    CELERY_BEAT_SCHEDULER = "portal.jobs.beat:RedisScheduler"
+    CELERY_REDBEAT_REDIS_URL = REDIS_URL
+    CELERY_REDBEAT_REDIS_OPTIONS = {"socket_connect_timeout": 5, "socket_timeout": 5}
+    CELERY_REDBEAT_KEY_PREFIX = f"portal.{DATABASE_LABEL}.beat:"
+    CELERY_REDBEAT_LOCK_TIMEOUT = 4 * CELERY_BEAT_MAX_LOOP_INTERVAL
+else:  # make run with no Redis, on one machine: the schedule in memory, no file to corrupt
+    CELERY_BEAT_SCHEDULER = "portal.jobs.beat:MemoryScheduler"
 # How long the staff dashboard's records (the service's calls, the portal's requests) are kept
 # (portal/operations), and whether they are made at all (off only to measure what they cost).
 PORTAL_METRICS_DAYS = max(2, env_int("PORTAL_METRICS_DAYS", 30))

@@ -1,9 +1,10 @@
 """`make run`: starts the whole system on this machine and says where it is.
 
 The sandbox of the Assurance service (with its demo data) and the portal, started by
-scripts/servers.py, and a Celery worker. PostgreSQL and Redis are used when DATABASE_URL and
-REDIS_URL say so, or when they answer on their usual local ports; otherwise the portal falls
-back to SQLite, a file cache and a file-system broker, and says so. Stops everything on Ctrl-C.
+scripts/servers.py, a Celery worker and Celery beat. PostgreSQL and Redis are used when
+DATABASE_URL and REDIS_URL say so, or when they answer on their usual local ports; otherwise
+the portal falls back to SQLite, a file cache, a file-system broker and beat's schedule in
+memory, and says so. Stops everything on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -108,10 +109,8 @@ def main() -> int:
         processes["sandbox"] = sandbox.process
         portal = servers.start_portal(port=portal_port, env=env, wait=False)
         processes["portal"] = portal.process
-        # Beat inside the one worker, for its periodic sweep of expired and lost jobs; its
-        # file is named by the portal's port, so that another run on other ports can have its own.
-        schedule = ROOT / "var" / f"celerybeat-schedule-{portal_port}"
-        processes["worker"] = servers.start_worker(env, beat_schedule=schedule)
+        processes["worker"] = servers.start_worker(env)
+        processes["beat"] = servers.start_beat(env)  # the periodic sweep of jobs and records
         sandbox.wait_until_up()
         portal.wait_until_up()
         print_addresses(portal.endpoint("/"), sandbox.endpoint("/"), mail_port)

@@ -141,18 +141,29 @@ def start_worker(
     env: Mapping[str, str],
     *,
     concurrency: int = 2,
-    beat_schedule: Path | None = None,
     log: Path | None = None,
 ) -> subprocess.Popen:
-    """A Celery worker of the portal's jobs with `env`, `concurrency` processes; with Celery
-    beat inside it when given its `beat_schedule` file (fine for one worker on one machine:
-    a deployment runs beat once, on its own). Its output goes to `log`, or this process's."""
+    """A Celery worker of the portal's jobs with `env`, `concurrency` processes. Its output
+    goes to `log`, or this process's."""
     command = ["-m", "celery", "-A", "portal.celery", "--quiet", "worker",
                "--loglevel", "warning", "--concurrency", str(concurrency)]  # fmt: skip
-    if beat_schedule is not None:
-        command += ["-B", "--schedule", str(beat_schedule)]
     with _output(log, "w") as output:
         return _spawn(command, env, output)
+
+
+def beat_command(loglevel: str = "warning") -> list[str]:
+    """Celery beat's command line, after the Python interpreter, for every place that starts
+    beat. Its scheduler is the settings' (CELERY_BEAT_SCHEDULER): with Redis, RedBeat's, which
+    keeps the schedule and a lock in Redis, so that beats may run on several machines and one
+    sends; without, Celery's in memory. Neither keeps a file."""
+    return ["-m", "celery", "-A", "portal.celery", "--quiet", "beat", "--loglevel", loglevel]
+
+
+def start_beat(env: Mapping[str, str], *, log: Path | None = None) -> subprocess.Popen:
+    """Celery beat, which sends the portal's periodic sweep, with `env`. Its output goes to
+    `log`, or this process's."""
+    with _output(log, "a") as output:
+        return _spawn(beat_command(), env, output)
 
 
 def start_mail_server(maildir: Path, port: int, log: Path | None = None) -> subprocess.Popen:

@@ -200,16 +200,14 @@ def test_each_unit_runs_hardened_as_the_portals_user(path):
     assert service.get("KillSignal") == "SIGTERM" and int(service["TimeoutStopSec"]) > 0
 
 
-def test_only_job_files_are_writable_and_the_scheduler_has_its_own_state():
+def test_only_job_files_are_writable_and_the_scheduler_writes_nothing():
     names = [p.name for p in UNITS]
     assert names == ["portal-scheduler.service", "portal-worker@.service", "portal@.service"]
     for path in UNITS:
         service = unit(path)
         if path.name == "portal-scheduler.service":
-            assert (
-                "ReadWritePaths" not in service and service["StateDirectory"] == "portal-scheduler"
-            )
-            assert " beat " in service["ExecStart"]
+            assert "ReadWritePaths" not in service and "StateDirectory" not in service
+            assert service["ExecStart"].endswith(" beat --loglevel INFO")  # no schedule file
         else:
             assert service["ReadWritePaths"] == "/var/lib/portal/job-files"
     assert unit(DEPLOY / "systemd" / "portal@.service")["Environment"] == "PORTAL_BIND=127.0.0.1:%i"
@@ -290,7 +288,7 @@ def test_every_setting_of_the_example_environment_is_read_by_the_portal():
 # --- compose and the image ---------------------------------------------------------------------
 
 
-def test_the_compose_file_scales_the_portal_and_workers_and_keeps_one_scheduler():
+def test_the_compose_file_scales_the_portal_and_workers_and_starts_one_scheduler():
     services = compose()["services"]
     assert set(services) >= {
         "postgres", "redis", "migrate", "portal", "worker", "scheduler", "nginx", "sandbox",
@@ -298,6 +296,7 @@ def test_the_compose_file_scales_the_portal_and_workers_and_keeps_one_scheduler(
     for name in ("portal", "worker", "scheduler"):
         assert "container_name" not in services[name] and "ports" not in services[name]
     assert services["scheduler"]["deploy"]["replicas"] == 1
+    assert "--schedule" not in services["scheduler"]["command"]  # its schedule is in Redis
     assert services["sandbox"]["profiles"] == ["demo"]
     assert all("profiles" not in s for n, s in services.items() if n != "sandbox")
     assert services["portal"]["depends_on"]["migrate"]["condition"] == (

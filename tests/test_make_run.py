@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 
+import pytest
 import requests
 
 from scripts.servers import free_port
@@ -50,6 +51,54 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
     finally:
         os.killpg(run.pid, signal.SIGTERM)
         run.wait(timeout=30)
+
+
+BEAT_ERRORS = ("ERROR", "CRITICAL", "Traceback", "locking protocol", "disk I/O error")
+
+
+@pytest.mark.slow
+def test_every_start_of_make_run_sweeps_and_logs_no_error(tmp_path):
+    """Started and stopped again and again on one database and Redis, as a developer does:
+    each start's beat sends the sweep, a worker runs it (/readyz says when it finished), and
+    nothing logs an error, stopping included."""
+    portal_port, sandbox_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "PORTAL_PORT": str(portal_port),
+        "SANDBOX_PORT": str(sandbox_port),
+        "SANDBOX_DATABASE_URL": f"sqlite:///{tmp_path / 'sandbox.sqlite3'}",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'portal.sqlite3'}",
+        "PORTAL_SWEEP_SECONDS": "3",
+        "EMAIL_HOST": "127.0.0.1",  # no mail server of its own: not what this test is about
+    }
+    last_ran = None
+    for start in range(1, 3):
+        run = subprocess.Popen(
+            [sys.executable, "-m", "scripts.run"], cwd=ROOT, env=env, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        output = _Output(run)
+        try:
+            output.wait_for("Press Ctrl-C to stop.", seconds=90)
+            swept = _sweep_after(f"http://127.0.0.1:{portal_port}/readyz", last_ran)
+            assert swept, f"start {start}: the sweep did not run\n{output.text()}"
+            last_ran = swept
+        finally:
+            os.killpg(run.pid, signal.SIGTERM)
+            run.wait(timeout=30)
+        errors = [line for line in output.lines if any(word in line for word in BEAT_ERRORS)]
+        assert not errors, f"start {start}:\n{output.text()}"
+
+
+def _sweep_after(readyz: str, before: str | None, seconds: float = 60) -> str | None:
+    """When the sweep last ran, as /readyz says, once that is later than `before`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        last_ran = requests.get(readyz, timeout=10).json()["sweep"].get("last_ran")
+        if last_ran and (before is None or last_ran > before):
+            return last_ran
+        time.sleep(0.5)
+    return None
 
 
 class _Output:

@@ -42,7 +42,7 @@ from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired, Unavailable
 from portal.audit import events as audit
 from portal.jobs.models import Job, expiry
-from portal.operations import recording
+from portal.operations import periodic, recording
 
 log = logging.getLogger(__name__)
 
@@ -263,11 +263,14 @@ class ProgressRecorder:
 
 @shared_task(name="portal.jobs.tasks.sweep")
 def sweep() -> None:
+    """The periodic sweep, sent by Celery beat (portal/jobs/beat.py); recorded once all of it
+    is done, for /readyz and the dashboard to say when it last ran."""
     remove_expired()
     send_lost_again()
     audit.prune()
     recording.fold()
     recording.prune()
+    periodic.record_finished(periodic.SWEEP)
 
 
 def remove_expired() -> int:

@@ -19,7 +19,7 @@ from django.utils import timezone
 from portal.audit.models import Event
 from portal.jobs import heartbeat
 from portal.jobs.models import Job
-from portal.operations import counting, health
+from portal.operations import counting, health, periodic
 from portal.operations.models import BAND_FIELDS, BANDS_MS, ServiceCalls, ServiceError
 
 JOB_WAIT_WARNING = timedelta(minutes=5)
@@ -41,7 +41,7 @@ SERVICE_ERRORS_WARNING = 0.05  # of calls in the last hour
 
 def now(last_hour: list[Operation]) -> list[Verdict]:
     """The verdicts, the service's errors from its calls of the last hour by operation."""
-    return [_service(), _workers(), _oldest_waiting(), _lockouts(), _portal_errors(),
+    return [_service(), _workers(), _oldest_waiting(), _sweep(), _lockouts(), _portal_errors(),
             _service_errors(last_hour)]  # fmt: skip
 
 
@@ -84,6 +84,28 @@ def _oldest_waiting() -> Verdict:
     return Verdict("Oldest job waiting", ok, _duration(waited),
                    "Workers are keeping up." if ok else "Jobs wait longer than they should: "
                    "are the workers running, and enough of them?")  # fmt: skip
+
+
+def _sweep() -> Verdict:
+    last = periodic.sweep()
+    every = f"it runs every {_duration(last.interval)}"
+    if last.finished is None:
+        return Verdict("The periodic sweep", False, "Not run yet",
+                       f"The sweep has not run yet; {every} while Celery beat runs.")  # fmt: skip
+    ran = f"Sweep last ran at {_time_of_day(last.finished)}; {every}"
+    if last.late:
+        return Verdict("The periodic sweep", False, "Late",
+                       f"{ran}: are Celery beat and a worker running? Until it runs, lost jobs "
+                       "are not sent again and expired files stay.")  # fmt: skip
+    return Verdict("The periodic sweep", True, "On time", f"{ran}.")
+
+
+def _time_of_day(moment: datetime) -> str:
+    """HH:MM:SS, with the day when it is not today's."""
+    local = timezone.localtime(moment)
+    if local.date() == timezone.localdate():
+        return f"{local:%H:%M:%S}"
+    return f"{local:%H:%M:%S} on {local:%-d %b}"
 
 
 def _lockouts() -> Verdict:

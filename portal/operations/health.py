@@ -2,7 +2,8 @@
 answers. /readyz checks, at once and within READY_SECONDS in all, what the portal needs to
 serve: the database, Redis (the cache, and the job broker when it is Redis), a Celery worker
 alive (its heartbeat, portal/jobs/heartbeat.py) and the Assurance service answering; it names
-each, and answers 503 when any is down."""
+each, and answers 503 when any is down. It also says when the periodic sweep last ran and
+whether it is late (portal/operations/periodic.py), which does not count towards readiness."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from django.views.decorators.http import require_safe
 from portal.assurance import service
 from portal.assurance.errors import AssuranceError
 from portal.jobs import heartbeat
+from portal.operations import periodic
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +53,12 @@ def alive(request: HttpRequest) -> HttpResponse:
 def ready(request: HttpRequest) -> JsonResponse:
     """Whether the portal can serve: each check named, with its time or what is wrong."""
     checks = run_checks({"database": database, "redis": redis_check, "workers": workers,
-                         "upstream": upstream}, READY_SECONDS)  # fmt: skip
+                         "upstream": upstream, "sweep": sweep}, READY_SECONDS)  # fmt: skip
+    swept = checks.pop("sweep")
     ok = all(result["ok"] for result in checks.values())
     response = JsonResponse(
-        {"status": "ok" if ok else "down", "checks": checks}, status=200 if ok else 503
+        {"status": "ok" if ok else "down", "checks": checks, "sweep": swept},
+        status=200 if ok else 503,
     )
     response["Cache-Control"] = "no-store"
     return response
@@ -141,6 +145,21 @@ def workers() -> dict[str, object]:
             f"{settings.PORTAL_WORKER_HEARTBEAT_SECONDS} s"
         )
     return {"heartbeat_age_s": round(last[1], 1)}
+
+
+def sweep() -> dict[str, object]:
+    """When the periodic sweep last finished (on a connection of this thread's own, given back
+    after); down when it is late."""
+    try:
+        last = periodic.sweep()
+    finally:
+        connections["default"].close()
+    finished = last.finished.isoformat() if last.finished else None
+    if last.late:
+        every = int(last.interval.total_seconds())
+        when = f"last ran at {finished}" if finished else "has not run yet"
+        raise Down(f"late: the sweep {when}, and runs every {every} s")
+    return {"last_ran": finished}
 
 
 def upstream() -> dict[str, object]:

@@ -56,3 +56,15 @@ class ServiceError(models.Model):
 
     def __str__(self) -> str:
         return f"{self.operation} at {self.at:%Y-%m-%d %H:%M:%S}: {self.outcome}"
+
+
+class PeriodicRun(models.Model):
+    """When a periodic task that Celery beat sends last finished (the sweep: periodic.py). In the
+    database, which every portal process reads cheaply and which outlives a Redis restarted
+    empty; one row a task, written at its end."""
+
+    task = models.CharField(max_length=60, primary_key=True)
+    finished = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.task} finished at {self.finished:%Y-%m-%d %H:%M:%S}"

@@ -387,11 +387,8 @@ class Deployment:
         return Process(f"worker {n}", command, self.env, self.folder / f"worker-{n}.log")
 
     def scheduler(self) -> Process:
-        """Celery beat, once for the whole deployment, as
-        deploy/systemd/portal-scheduler.service runs it."""
-        command = [sys.executable, "-m", "celery", "-A", "portal.celery", "beat",
-                   "--loglevel", "INFO",
-                   "--schedule", str(self.folder / "celerybeat-schedule")]  # fmt: skip
+        """Celery beat, as deploy/systemd/portal-scheduler.service runs it."""
+        command = [sys.executable, *servers.beat_command(loglevel="INFO")]
         return Process("beat", command, self.env, self.folder / "beat.log")
 
     def proxy(self, static_root: Path, job_files: Path) -> Process:

@@ -344,6 +344,22 @@ def test_readyz_answers_200_with_every_check_named(deployment: Deployment):
     assert set(checks) == {"database", "redis", "workers", "upstream"}
 
 
+def test_the_scheduler_s_sweep_has_run_since_the_deployment_started(deployment: Deployment):
+    """Beat, as the unit runs it, sent the sweep at its first start and a worker ran it."""
+    deployment.wait_until_ready()
+
+    answers = []
+
+    def swept() -> bool:
+        answers.append(deployment.session().get(f"{deployment.url}/readyz", timeout=10).json())
+        return answers[-1]["sweep"]["ok"]
+
+    try:
+        wait_for(swept, "/readyz to say the sweep has run", 60)
+    except AssertionError as error:
+        raise AssertionError(f"{error}: {answers[-1]}{logs(deployment)}") from None
+
+
 def test_readyz_names_the_service_when_it_is_stopped(deployment: Deployment):
     deployment.wait_until_ready()
     sandbox = deployment.sandbox

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
+import time_machine
 from django.db import connections
 from django.test import Client
+from django.utils import timezone
 from pytest_httpserver import HTTPServer
 
 from portal.assurance import service
 from portal.jobs import heartbeat
+from portal.jobs.tasks import sweep
 from portal.operations import health
 from scripts.servers import free_port
 
@@ -160,3 +164,30 @@ def test_a_check_that_hangs_is_down_in_time(client, upstream_sandbox, worker_ali
 def test_healthz_needs_none_of_them(client, settings, upstream_at):
     upstream_at(f"http://127.0.0.1:{free_port()}")
     assert client.get("/healthz").content == b"ok\n"
+
+
+@pytest.mark.django_db(transaction=True)  # the check reads on a connection of its own thread
+def test_it_says_when_the_sweep_last_ran_and_that_it_is_late_without_being_down(
+    client, upstream_sandbox, worker_alive, settings
+):
+    settings.PORTAL_SWEEP_SECONDS = 60
+    status, answer = ready(client)
+    assert status == 200
+    assert answer["sweep"] == {"ok": False, "error": "late: the sweep has not run yet, "
+                               "and runs every 60 s"}  # fmt: skip
+    swept_at = timezone.now().replace(microsecond=0) + timedelta(hours=1)
+    with time_machine.travel(swept_at, tick=False) as moment:
+        sweep()
+        heartbeat.beat("celery@test")
+        status, answer = ready(client)
+        assert status == 200
+        assert answer["sweep"]["ok"] is True
+        assert answer["sweep"]["last_ran"] == swept_at.isoformat()
+        moment.shift(timedelta(seconds=121))
+        heartbeat.beat("celery@test")
+        status, answer = ready(client)
+    assert (status, answer["status"]) == (200, "ok")  # still serving: monitors read "sweep"
+    assert answer["sweep"] == {
+        "ok": False,
+        "error": f"late: the sweep last ran at {swept_at.isoformat()}, and runs every 60 s",
+    }

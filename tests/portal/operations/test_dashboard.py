@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from portal.audit.models import Event
 from portal.jobs.models import Job
+from portal.jobs.tasks import sweep
 from portal.operations import health
 from portal.operations.models import ServiceCalls
 from tests.jobs import run
@@ -265,3 +266,20 @@ def test_the_service_is_not_answering_since_its_first_failed_call(staff, setting
         moment.shift(timedelta(seconds=40))
         words = text(staff.get("/staff/"))
     assert f"Not answering since {failed_at:%H:%M:%S}" in words
+
+
+def test_the_sweep_says_when_it_last_ran_and_is_late_after_two_of_its_intervals(staff, settings):
+    settings.PORTAL_SWEEP_SECONDS = 300
+    assert "The periodic sweep ✗ Not run yet" in text(staff.get("/staff/"))
+    swept_at = timezone.now().replace(microsecond=0) + timedelta(hours=1)
+    ran = f"Sweep last ran at {timezone.localtime(swept_at):%H:%M:%S}"
+    with time_machine.travel(swept_at, tick=False) as moment:
+        sweep()
+        words = text(staff.get("/staff/"))
+        assert f"The periodic sweep ✓ On time {ran}; it runs every 5 min." in words
+        moment.shift(timedelta(minutes=10))  # two intervals: not yet late
+        assert "The periodic sweep ✓ On time" in text(staff.get("/staff/"))
+        moment.shift(timedelta(seconds=1))
+        words = text(staff.get("/staff/"))
+    assert "The periodic sweep ✗ Late" in words
+    assert ran in words and "are Celery beat and a worker running?" in words
