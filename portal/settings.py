@@ -417,6 +417,8 @@ LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "Europe/London"
 USE_I18N = True
 USE_TZ = True
+# Times in 24-hour form everywhere, Django's admin included (portal/formats/).
+FORMAT_MODULE_PATH = ["portal.formats"]
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

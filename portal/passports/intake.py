@@ -156,6 +156,11 @@ class Row:
     values: tuple[str, ...] = ("",) * len(COLUMNS)
     checked_at: datetime | None = None
 
+    @property
+    def labelled_values(self) -> list[tuple[str, str]]:
+        """The passport's COLUMNS as shown, each with its label."""
+        return [(column.label, value) for column, value in zip(COLUMNS, self.values, strict=True)]
+
     def cells(self) -> list[str]:
         """The row as the CSV file writes it, under HEADINGS."""
         checked = timezone.localtime(self.checked_at).isoformat() if self.checked_at else ""

@@ -1,8 +1,8 @@
 """A day's loads checked at intake in Chromium, as a buyer's intake office does it: from the
 look-up, a list of valid, suspended, unknown and malformed codes pasted in; the table of
 verdicts, downloaded as CSV and read back, and printed; on a 360-pixel phone, with and without
-JavaScript; codes added by scanning QR codes where the browser can (its camera and QR reader
-stood in for here). axe-core on each page and state."""
+JavaScript, each code a card; codes added by scanning QR codes where the browser can (its
+camera and QR reader stood in for here). axe-core on each page and state."""
 
 from __future__ import annotations
 
@@ -52,6 +52,21 @@ def table(page: Page) -> list[list[str]]:
     ]
 
 
+def each_code_a_card(page: Page) -> None:
+    """On a phone, each code of the table is a card: its cells one under another, each within
+    the screen's width (nothing hidden sideways in the table's frame), every field of the
+    passport with its column's name before it."""
+    assert page.locator(".table-scroll").evaluate("frame => frame.scrollWidth <= frame.clientWidth")
+    for row in page.locator(".checked-table tbody tr").all():
+        cells = [cell.bounding_box() for cell in row.locator("th, td").all() if cell.is_visible()]
+        assert all(box["x"] >= 0 and box["x"] + box["width"] <= 360 for box in cells), cells
+        tops = [box["y"] for box in cells]
+        assert tops == sorted(set(tops)), cells  # one under another
+    fields = page.locator(".checked-table tbody tr").first.locator("td[data-label]")
+    named = fields.evaluate_all("all => all.map((td) => getComputedStyle(td, '::before').content)")
+    assert named == [f'"{heading}: "' for heading in HEADINGS[3:]]
+
+
 def pastes_and_checks(page: Page, portal_url: str, typed: str) -> None:
     page.goto(f"{portal_url}/p/")
     page.get_by_role("link", name="Check many passports at once").click()
@@ -89,7 +104,8 @@ def test_an_intake_office_checks_a_mix_of_codes_on_a_phone(
     assert re.fullmatch(r"\d\d:\d\d:\d\d", rows[0][10])
     tally = "Valid: 1 · Not valid: 1 · No passport: 1 · Not a short code: 1"
     expect(page.get_by_text(tally)).to_be_visible()
-    no_sideways_scroll(page)  # the table scrolls in its own box
+    no_sideways_scroll(page)
+    each_code_a_card(page)
     expect(page.get_by_role("button", name="Print the table")).to_be_visible(visible=javascript)
     expect(page.get_by_role("button", name="Scan QR codes")).to_be_hidden()
     if javascript:

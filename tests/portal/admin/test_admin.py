@@ -1,16 +1,19 @@
 """Django's admin as staff use it: branded as the portal; a user's sessions ended (they are
 signed out on their next request); a failed job retried, and one cancelled; the passports and
-mailings recorded, to read only. Staff are made with `grant_staff` and sign in as everyone
-does."""
+mailings recorded, to read only; every time in 24-hour form, as the portal's pages write them.
+Staff are made with `grant_staff` and sign in as everyone does."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from io import StringIO
 
 import pytest
+import time_machine
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from portal.audit.models import Event
 from portal.jobs.models import Job
@@ -19,6 +22,7 @@ from tests.jobs import run, run_queued
 from tests.mailserver import MailServer
 from tests.portal.accounts.helpers import sign_in, signed_in
 from tests.portal.jobs.conftest import new_job
+from tests.portal.passports.helpers import text
 from tests.portal.passports.made import made_with_the_form
 from tests.portal.passports.test_mail import mail_form
 
@@ -122,3 +126,25 @@ def test_staff_read_users_but_only_a_superuser_changes_rights(staff):
 def test_only_staff_reach_the_admin(upstream_sandbox, client):
     assert client.get("/admin/")["Location"].startswith("/admin/login/")
     assert signed_in("partner").get("/admin/", follow=True).status_code == 403
+
+
+def test_every_time_in_the_admin_is_in_24_hour_form(upstream_sandbox, mail_server):
+    afternoon = (timezone.localtime() - timedelta(days=1)).replace(hour=14, minute=30, second=0)
+    with time_machine.travel(afternoon, tick=True):
+        call_command("grant_staff", "grower", stdout=StringIO())
+        staff = signed_in("grower")  # an event and the user's last login, at 14:30
+        code = made_with_the_form(staff)  # a passport, an event and the PDF's job
+        staff.post("/passports/send", mail_form(staff, [code]))  # a mailing and its job
+        grower = get_user_model().objects.get(username="grower")
+        pages = [
+            "/admin/audit/event/", f"/admin/audit/event/{Event.objects.first().pk}/change/",
+            "/admin/jobs/job/",
+            "/admin/passports/passport/", "/admin/passports/mailing/",
+            f"/admin/passports/mailing/{Mailing.objects.get().pk}/change/",
+            "/admin/auth/user/", f"/admin/auth/user/{grower.pk}/change/",
+        ]  # fmt: skip
+        shown = {page: text(staff.get(page)) for page in pages}
+    at = f"{afternoon:%-d %b %Y}, 14:30"
+    for page, words in shown.items():
+        assert at in words, page
+        assert "p.m." not in words and "a.m." not in words, page

@@ -459,9 +459,11 @@ def test_the_page_may_use_the_camera_and_no_other_page_may(visitor):
     assert "camera=()" in visitor.get("/p/")["Permissions-Policy"]
 
 
-def test_the_page_needs_its_stylesheet_and_its_script_alone(visitor):
+def test_the_page_needs_its_stylesheets_and_its_script_alone(visitor):
     html = visitor.get("/p/check").content.decode()
-    assert re.findall(r'<link rel="stylesheet" href="([^"]+)"', html) == ["/static/css/lookup.css"]
+    assert re.findall(r'<link rel="stylesheet" href="([^"]+)"', html) == [
+        "/static/css/lookup.css", "/static/css/cards.css"
+    ]  # fmt: skip
     assert re.findall(r"<script[^>]*>", html) == ['<script src="/static/js/intake.js" defer>']
     assert visitor.get("/static/js/intake.js").status_code == 200
 
