@@ -4,6 +4,7 @@ keeps what it receives, or refuses it as a mail server may. The `mail_server` fi
 
 from __future__ import annotations
 
+import asyncio
 import email
 import time
 from dataclasses import dataclass, field
@@ -39,10 +40,12 @@ class Received:
 @dataclass
 class Inbox:
     """aiosmtpd's handler: keeps each mail; refuses each recipient with `refusal` while set
-    ("550 5.1.1 No such user", "451 4.3.0 Try again later")."""
+    ("550 5.1.1 No such user", "451 4.3.0 Try again later"); takes `delay` seconds to accept
+    each mail, as a busy server may."""
 
     received: list[Received] = field(default_factory=list)
     refusal: str = ""
+    delay: float = 0
 
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list
@@ -53,6 +56,7 @@ class Inbox:
         return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        await asyncio.sleep(self.delay)
         message = email.message_from_bytes(envelope.content, policy=policy.default)
         self.received.append(Received(envelope.mail_from, list(envelope.rcpt_tos), message))
         return "250 Message accepted for delivery"

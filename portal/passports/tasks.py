@@ -14,6 +14,7 @@ from typing import Any
 
 from celery import shared_task
 from django.conf import settings
+from django.db import transaction
 from django.db.models import QuerySet
 from django.db.models.fields.files import FieldFile
 from django.urls import reverse
@@ -275,9 +276,20 @@ def passport_mail(job: Job, credentials: Credentials, progress: Progress) -> Non
     if not mailing.message_id:
         mailing.message_id = mail_message.message_id(job.params["site"])
         mailing.save(update_fields=["message_id"])
-    _send(mail_message.mail_of(mailing, fetched, job.params["site"]), mailing.recipient)
-    Mailing.objects.filter(pk=mailing.pk).update(sent=timezone.now())
-    audit.record(audit.Kind.MAIL_SENT, user=job.owner, mailing=mailing.pk, passports=len(fetched))
+    mail = mail_message.mail_of(mailing, fetched, job.params["site"])
+    _send_once(mailing, mail, sender=job.owner, passports=len(fetched))
+
+
+def _send_once(mailing: Mailing, mail: Any, *, sender: Any, passports: int) -> None:
+    """The mail sent, the mailing marked sent and the sending recorded, once: a second run of
+    the job at the same time (the job sent again while its first run still worked) waits on
+    the mailing's row until the first has marked it, then sends nothing."""
+    with transaction.atomic():
+        if Mailing.objects.select_for_update().values_list("sent", flat=True).get(pk=mailing.pk):
+            return
+        _send(mail, mailing.recipient)
+        Mailing.objects.filter(pk=mailing.pk).update(sent=timezone.now())
+        audit.record(audit.Kind.MAIL_SENT, user=sender, mailing=mailing.pk, passports=passports)
 
 
 def _send(mail: Any, recipient: str) -> None:

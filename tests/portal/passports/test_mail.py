@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from datetime import timedelta
 
 import pypdf
 import pytest
 import time_machine
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
+from portal.audit.models import Event
 from portal.jobs.models import Job
 from portal.jobs.tasks import TryAgain
 from portal.passports.models import Mailing
@@ -207,6 +210,28 @@ def test_the_form_sent_twice_sends_one_mail(grower, mail_server: MailServer):
     assert run(job).state == Job.State.DONE  # its message delivered twice
     mail_server.wait_for(1)
     assert len(mail_server.received) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_job_run_twice_at_once_sends_one_mail_and_records_it_once(grower, mail_server):
+    mail_server.inbox.delay = 2  # the first run still sending as the second comes to send
+    sent(grower, [made_with_the_form(grower)])
+    job = mail_job()
+    runs = [threading.Thread(target=run_and_close, args=(job.pk,)) for _ in range(2)]
+    for each in runs:
+        each.start()
+    for each in runs:
+        each.join(60)
+    assert len(mail_server.received) == 1
+    assert Event.objects.filter(kind=Event.Kind.MAIL_SENT).count() == 1
+    assert Job.objects.get(pk=job.pk).state == Job.State.DONE
+
+
+def run_and_close(job_id: int) -> None:
+    try:
+        run(job_id)
+    finally:
+        connection.close()  # the thread's own
 
 
 @pytest.mark.parametrize(
