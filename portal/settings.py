@@ -310,8 +310,10 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # Redis rest
 # Each worker writes a heartbeat to the cache every third of this; /readyz counts the workers
 # down when none has written for this long.
 PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
+# How often beat sends the sweep of expired and lost jobs (shortened by the soak, make soak).
+PORTAL_SWEEP_SECONDS = env_int("PORTAL_SWEEP_SECONDS", 5 * 60)
 CELERY_BEAT_SCHEDULE = {
-    "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": 5 * 60},
+    "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": PORTAL_SWEEP_SECONDS},
 }
 # How long the staff dashboard's records (the service's calls, the portal's requests) are kept
 # (portal/operations), and whether they are made at all (off only to measure what they cost).
