@@ -211,9 +211,10 @@ class Grower(Signed):
     def export(self) -> None:
         kind = random.choice(["zip", "pdf"])
         codes = random.sample(MADE, min(len(MADE), random.randint(1, 5)))
+        if not codes:  # nothing made yet
+            return
         operation = Operation(self.username, "export", format=kind, codes=codes)
-        if not codes or self._unsigned(operation):
-            operation.end("unknown", 0, "nothing to export yet") if not codes else None
+        if self._unsigned(operation):
             return
         listed = self.form("/passports/")
         if listed is None:
@@ -229,10 +230,11 @@ class Grower(Signed):
     @task(1)
     def mail(self) -> None:
         codes = random.sample(MADE, min(len(MADE), random.randint(1, 3)))
+        if not codes:  # nothing made yet
+            return
         operation = Operation(self.username, "mail", codes=codes)
         operation.entry["asked"]["recipient"] = f"{operation.id}@intake.example"
-        if not codes or self._unsigned(operation):
-            operation.end("unknown", 0, "nothing to send yet") if not codes else None
+        if self._unsigned(operation):
             return
         query = "&".join(f"code={code}" for code in codes)
         blank = self.form(f"/passports/send?{query}")
