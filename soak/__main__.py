@@ -29,12 +29,12 @@ import psycopg
 
 from bench.passports import grower_choice
 from portal.assurance.client import AssuranceClient, BearerToken
-from scripts.servers import ROOT
+from scripts.servers import ROOT, stop, stop_with_parent
 from soak import check, faults, report
 from soak.stack import Stack, resident_kib
 
 WARM_UP_SECONDS = 20  # of load before the first fault
-TAIL_SECONDS = 45  # of load after the last fault, to see each kind of work succeed again
+TAIL_SECONDS = 40  # of load after the last fault, to see each kind of work succeed again
 QUIET_SECONDS = (10, 180)  # after the load: at least, and at most while jobs are under way
 
 
@@ -91,19 +91,21 @@ def start_locust(stack: Stack, folder: Path, seconds: int, users: int) -> subpro
                "--spawn-rate", str(users), "--run-time", f"{seconds}s", "--stop-timeout", "45",
                "--only-summary", "--loglevel", "WARNING"]  # fmt: skip
     with (folder / "logs" / "locust.log").open("w") as log:
-        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log,
-                                stderr=subprocess.STDOUT)  # fmt: skip
+        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                preexec_fn=stop_with_parent)  # fmt: skip
 
 
 def make_faults(stack: Stack, rng: random.Random, kinds: list[str], gap: tuple[float, float],
                 load_ends: float) -> list[faults.Fault]:  # fmt: skip
-    made = []
+    """Faults one every `gap` seconds (start to start), each at least gap's shorter time after
+    the one before ended, the last ending TAIL_SECONDS before the load does."""
+    made: list[faults.Fault] = []
     for kind in faults.schedule(rng, kinds):
-        pause = rng.uniform(*gap) if made else 0
-        longest = faults.POSTGRES_DOWN_SECONDS + faults.FREEZE_SECONDS
-        if time.time() + pause + longest + TAIL_SECONDS > load_ends:
+        after = rng.uniform(*gap)
+        starts = max(made[-1].started + after, made[-1].ended + gap[0]) if made else time.time()
+        if starts + faults.SECONDS.get(kind, 1) + TAIL_SECONDS > load_ends:
             break
-        time.sleep(pause)
+        time.sleep(max(0.0, starts - time.time()))
         fault = faults.make(kind, stack, rng)
         print(f"  {time.strftime('%H:%M:%S')} {fault.kind}: {fault.note} "
               f"({fault.ended - fault.started:.1f} s)", flush=True)  # fmt: skip
@@ -143,8 +145,11 @@ def soak(stack: Stack, folder: Path, seed: int, minutes: float, kinds: list[str]
     print(f"Load for {minutes:g} minutes; faults ({', '.join(kinds)}):", flush=True)
     time.sleep(WARM_UP_SECONDS)
     memory_start = workers_memory(stack)  # once they have loaded the portal and done some jobs
-    made = make_faults(stack, random.Random(seed), kinds, gap, time.time() + seconds)
-    locust.wait()
+    try:
+        made = make_faults(stack, random.Random(seed), kinds, gap, time.time() + seconds)
+        locust.wait()
+    finally:
+        stop(locust)  # stopped early (Ctrl-C): no load left on ports soon free for others
     print("Load ended; quiet period while jobs finish...", flush=True)
     quiet(stack)
     memory_end = workers_memory(stack)

@@ -149,6 +149,9 @@ FAULTS: dict[str, Callable[[Stack, random.Random], str]] = {
     "service-freeze": service_frozen,
     "gunicorn-kill": web_process_killed,
 }
+# How long each kind lasts, where it lasts (the others take a second or so).
+SECONDS = {"postgres-restart": POSTGRES_DOWN_SECONDS + 1, "service-freeze": FREEZE_SECONDS,
+           "worker-term": 5}  # fmt: skip
 # The suite's short soak makes one of each of these.
 MAIN_KINDS = ("postgres-restart", "redis-kill", "worker-child-kill", "worker-kill",
               "service-freeze", "gunicorn-kill")  # fmt: skip
