@@ -6,11 +6,11 @@ STAMP := $(VENV)/.installed
 SANDBOX_PORT ?= 8001
 PORTAL_PORT ?= 8000
 
-.PHONY: run test sandbox bench lint format install clean manage system-packages
+.PHONY: run test sandbox bench soak lint format install clean manage system-packages
 
 # The development commands: there the portal may run with its development secret key (without
 # SECRET_KEY, the portal refuses to start unless DEBUG is on; portal/settings.py).
-run test sandbox bench manage: export PORTAL_DEVELOPMENT = true
+run test sandbox bench soak manage: export PORTAL_DEVELOPMENT = true
 
 # Finds Python 3.13 (or 3.12), including pyenv versions that are installed but not selected.
 define find_python
@@ -65,6 +65,11 @@ manage: install
 bench: install
 	@scripts/install-system-packages wrk
 	@$(PY) -m bench
+
+# The whole system on parts of its own, under load, its parts killed and restarted on a seeded
+# schedule; then what was lost, doubled or stuck (soak/). SOAK_MINUTES (10), SOAK_SEED.
+soak: install
+	@$(PY) -m soak
 
 lint: install
 	$(VENV)/bin/ruff check .

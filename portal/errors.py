@@ -2,13 +2,17 @@
 
 A view lets the client's errors rise: no such scheme, section or passport is the 404 page, a
 service that cannot be reached (or answers what cannot be read) the 503 page, and a sign-in the
-service no longer accepts sends the user to sign in again.
+service no longer accepts sends the user to sign in again. The portal's own database or Redis
+out of reach for a moment gives a 503 that asks to try again, not the 500 page.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
+import redis
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
@@ -17,6 +21,10 @@ from django_htmx.http import reswap
 from portal.accounts.session import ended
 from portal.assurance.errors import AssuranceError, AuthenticationRequired, NotFound, Unavailable
 from portal.lib.htmx import wants_fragment
+
+# The portal's own parts out of reach for a moment: its database, or Redis (the cache).
+PARTS_OUT_OF_REACH = (OperationalError, InterfaceError, redis.ConnectionError, redis.TimeoutError)
+TRY_AGAIN_SECONDS = 30
 
 
 class ServiceErrorMiddleware:
@@ -71,6 +79,12 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    """The 500 page; or, for the database or Redis out of reach (restarting, failing over),
+    a 503 that asks to try again shortly: Django calls this while handling the exception."""
+    if isinstance(sys.exc_info()[1], PARTS_OUT_OF_REACH):
+        response = render(request, "errors/500.html", {"out_of_reach": True}, status=503)
+        response["Retry-After"] = str(TRY_AGAIN_SECONDS)
+        return response
     return render(request, "errors/500.html", status=500)
 
 

@@ -118,7 +118,8 @@ PORTAL_AUTHORISATION_SECONDS = env_int("PORTAL_AUTHORISATION_SECONDS", 60)
 PORTAL_BATCH_LIMIT = max(1, env_int("PORTAL_BATCH_LIMIT", 50))
 # The most passports one export takes (a ZIP of their PDFs and manifests, made by a job).
 PORTAL_EXPORT_LIMIT = max(1, env_int("PORTAL_EXPORT_LIMIT", 1000))
-# How many calls one job makes to the service at once: an export's PDFs, a batch's passports.
+# How many calls one job makes to the service at once: an export's PDFs (a batch's passports
+# are asked for one at a time: portal/passports/tasks.py).
 PORTAL_JOB_CALLS_AT_ONCE = max(1, env_int("PORTAL_JOB_CALLS_AT_ONCE", 4))
 
 # --- passports sent by e-mail (portal/passports/mailing.py) ---------------------------------------

@@ -63,6 +63,10 @@ def passport_pdf(job: Job, credentials: Credentials, progress: Progress) -> Resu
 
 # --- a batch of identical passports ---------------------------------------------------------------
 
+# A create call cut short (its worker killed, the service not answering in time) may have made
+# a passport that the portal never hears of: the interface takes no key of ours. One call at a
+# time leaves at most one such passport, where several at once would leave as many.
+CREATE_CALLS_AT_ONCE = 1
 BATCH_STOPPED = {
     NotAContact: "you are no longer a registered contact of the membership, or the site or "
     "store is no longer one of its own",
@@ -82,11 +86,10 @@ class BatchTask(JobTask):
 @shared_task(base=BatchTask, name="passport-batch")
 def passport_batch(job: Job, credentials: Credentials, progress: Progress) -> None:
     """params: `batch` (the form's one-time key), `count`, and `request` (the passport request,
-    by the interface's names). The service is asked for PORTAL_JOB_CALLS_AT_ONCE passports at
-    once, and each is recorded under its own key as soon as it is made; those made before (by
-    a run of this job that was cut short, or failed) are not made again. Once the service
-    refuses one, or the job is cancelled, no more are asked for, and those already asked for
-    are still recorded as they come."""
+    by the interface's names). The service is asked for one passport at a time, and each is
+    recorded under its own key as soon as it is made; those made before (by a run of this job
+    that was cut short, or failed) are not made again. Once the service refuses one, or the job
+    is cancelled, no more are asked for."""
     request = codec.decode(json.dumps(job.params["request"]), records.PassportRequest,
                            codec.Format.JSON)  # fmt: skip
     batch, count = uuid.UUID(job.params["batch"]), job.params["count"]
@@ -98,8 +101,7 @@ def passport_batch(job: Job, credentials: Credentials, progress: Progress) -> No
     def ask(_position: int) -> records.CropPassport:
         return client().create_passport(credentials, request)
 
-    answers = in_order(to_make, ask, settings.PORTAL_JOB_CALLS_AT_ONCE,
-                       keep_asking=lambda: stop is None)  # fmt: skip
+    answers = in_order(to_make, ask, CREATE_CALLS_AT_ONCE, keep_asking=lambda: stop is None)
     for position, answered in answers:
         try:
             made_now = answered.result()

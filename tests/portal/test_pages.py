@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+import redis
 import requests
 from django.core.exceptions import PermissionDenied
+from django.db import OperationalError
 from django.test import Client
 
 from portal.assurance import service
@@ -147,6 +149,30 @@ class TestErrorPages:
         assert "Something went wrong on our side" in content
         assert "a secret detail" not in content
         assert "RuntimeError" not in content
+        assert_no_leak(response)
+
+    @pytest.mark.parametrize("trouble", [
+        OperationalError("couldn't get a connection after 10.00 sec"),
+        redis.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused."),
+    ])  # fmt: skip
+    def test_a_part_out_of_reach_gives_a_503_saying_to_try_again(
+        self, client, upstream_sandbox, monkeypatch, trouble
+    ):
+        """The database restarting, or Redis: for a moment, not the portal's failure."""
+        sign_in(client, "grower")
+
+        def out_of_reach(request):
+            raise trouble
+
+        replace_view(monkeypatch, "home", out_of_reach)
+        client.raise_request_exception = False
+        response = client.get("/")
+        assert response.status_code == 503
+        assert response["Retry-After"] == "30"
+        content = response.content.decode()
+        assert "The portal is unavailable for a moment" in content
+        assert "Please try again in a minute" in content
+        assert "connection" not in content.lower()
         assert_no_leak(response)
 
     def test_a_post_without_the_csrf_token_gives_the_403_page(self):
