@@ -1,15 +1,14 @@
 """The Celery app: jobs run on workers, configured from the Django settings (CELERY_*). Each
-worker writes a heartbeat for /readyz (portal/jobs/heartbeat.py), and its records carry the id
-of the request that sent the job, in the portal's log format (portal/operations/logs.py). With
-PROMETHEUS_MULTIPROC_DIR set, each process of its pool writes its metrics under the slot of its
-index in the pool, which its replacement takes over (portal/operations/processes.py)."""
+worker writes a heartbeat for /readyz (portal/operations/heartbeat.py), and its records carry
+the id of the request that sent the job, in the portal's log format (portal/operations/logs.py).
+With PROMETHEUS_MULTIPROC_DIR set, each process of its pool writes its metrics under the slot of
+its index in the pool, which its replacement takes over (portal/operations/processes.py)."""
 
 import os
 
 from celery import Celery, signals
 
-from portal.jobs import heartbeat
-from portal.operations import logs, processes
+from portal.operations import heartbeat, logs, processes
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 

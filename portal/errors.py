@@ -21,6 +21,7 @@ from django_htmx.http import reswap
 from portal.accounts.session import ended
 from portal.assurance.errors import AssuranceError, AuthenticationRequired, NotFound, Unavailable
 from portal.lib.htmx import wants_fragment
+from portal.standards.addresses import LIVE, standards_url
 
 # The portal's own parts out of reach for a moment: its database, or Redis (the cache).
 PARTS_OUT_OF_REACH = (OperationalError, InterfaceError, redis.ConnectionError, redis.TimeoutError)
@@ -98,8 +99,6 @@ def _way_back(request: HttpRequest) -> dict[str, str]:
     scheme_guid = match.kwargs.get("scheme_guid")
     if match.namespace != "standards" or not scheme_guid:
         return {}
-    from portal.standards.addresses import LIVE, standards_url
-
     stage = match.kwargs.get("stage", LIVE)
     return {
         "scheme": standards_url("scheme", stage, scheme_guid),

@@ -177,6 +177,7 @@ INSTALLED_APPS = [
     "portal.passports",
     "portal.operations",
     "portal.audit",
+    "portal.dashboard",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

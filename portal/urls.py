@@ -11,7 +11,7 @@ urlpatterns = [
     path("accounts/", include("portal.accounts.urls")),
     path("standards/", include("portal.standards.urls")),
     path("jobs/", include("portal.jobs.urls")),
-    path("staff/", include("portal.operations.dashboard_urls")),
+    path("staff/", include("portal.dashboard.urls")),
     path("", include("portal.passports.urls")),
     # Staff sign in like everyone else: through the Assurance service.
     path("admin/login/", admin_sign_in),

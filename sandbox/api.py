@@ -13,28 +13,11 @@ from django.views.decorators.csrf import csrf_exempt
 
 from portal.assurance import codec, records
 from portal.assurance.codec import Format
+from sandbox import auth
+from sandbox.errors import ServiceError
 
 JSON, XML, XML_ALIAS, PDF = "application/json", "text/xml", "application/xml", "application/pdf"
 _FORMAT_OF = {JSON: Format.JSON, XML: Format.XML, XML_ALIAS: Format.XML}
-
-
-class ServiceError(Exception):
-    """An error the service answers with its error body."""
-
-    def __init__(
-        self,
-        status: int,
-        errors: list[records.ErrorItem],
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        self.status = status
-        self.errors = errors
-        self.headers = headers or {}
-        super().__init__(", ".join(e.code or "" for e in errors))
-
-    @classmethod
-    def of(cls, status: int, code: str, message: str, **headers: str) -> ServiceError:
-        return cls(status, [records.ErrorItem(code=code, message=message)], headers)
 
 
 def not_found(message: str = "Nothing was found at this address.") -> ServiceError:
@@ -165,8 +148,6 @@ def endpoint(
         @csrf_exempt
         @wraps(view)
         def handle(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            from sandbox import auth
-
             try:
                 if request.method not in methods:
                     allowed = ", ".join(methods)

@@ -15,7 +15,7 @@ from django.http import HttpRequest
 
 from portal.assurance import records
 from sandbox import clock
-from sandbox.api import ServiceError
+from sandbox.errors import ServiceError
 from sandbox.models import Account, Credential, LoginThrottle
 
 REALM = "Assurance"

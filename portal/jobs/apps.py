@@ -8,6 +8,11 @@ class JobsConfig(AppConfig):
     verbose_name = "Jobs"
 
     def ready(self) -> None:
+        from portal.jobs.collectors import JobsCollector
+        from portal.operations import collectors
+
         # Every app's kinds of job (its tasks module) in Celery's registry in every process,
         # not only in workers: a page finds a job's task by its kind (Job.task).
         autodiscover_modules("tasks")
+        # The jobs and the queue, read afresh at each scrape of /metrics.
+        collectors.read_at_scrape(JobsCollector())

@@ -69,14 +69,14 @@ class Job(models.Model):
             models.Index(fields=["owner", "-created"]),
             # /metrics counts the jobs waiting or running, and those ended in the last hour,
             # through these two: its work grows with neither the jobs kept nor those ever made
-            # (portal/operations/collectors.py).
+            # (portal/jobs/collectors.py).
             models.Index(
                 fields=["state", "kind", "touched"],
                 condition=models.Q(state__in=["queued", "running"]),
                 name="jobs_job_waiting_or_running",
             ),
             models.Index(fields=["finished"], name="jobs_job_finished"),
-            # The staff dashboard's jobs of the last day (portal/operations/dashboard.py).
+            # The staff dashboard's jobs of the last day (portal/dashboard/figures.py).
             models.Index(fields=["created"], name="jobs_job_created"),
         ]
 

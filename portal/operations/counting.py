@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import timedelta
 
 from django.conf import settings
@@ -69,3 +72,42 @@ def slot_of(timestamp: float) -> int:
 def key_of(name: str, slot: int) -> str:
     """The cache's key of `name`'s count in the five minutes `slot`."""
     return f"{PREFIX}:{name}:{slot}"
+
+
+# --- whether a request asked the service (the standards' cache hit rate) --------------------
+
+
+class ServiceAsked:
+    """Whether the work under way (a request) asked the service for a record the cache did not
+    hold fresh: the staff dashboard's hit rate counts the standards' pages served without."""
+
+    asked = False
+
+
+_asked: ContextVar[ServiceAsked | None] = ContextVar("service_asked", default=None)
+
+
+@contextmanager
+def noting_service_asked() -> Iterator[ServiceAsked]:
+    """Notes, for what runs inside, whether the service was asked (as `.asked`)."""
+    token = _asked.set(ServiceAsked())
+    try:
+        yield _asked.get()
+    finally:
+        _asked.reset(token)
+
+
+def note_service_asked() -> None:
+    """The service was asked for what the cache did not hold fresh."""
+    if (noted := _asked.get()) is not None:
+        noted.asked = True
+
+
+def service_asked_note() -> ServiceAsked | None:
+    """Where the work under way notes it, to hand to the threads it starts."""
+    return _asked.get()
+
+
+def note_service_asked_in(noted: ServiceAsked | None) -> None:
+    """Has this thread (a pool's, working for a request) note in the request's record."""
+    _asked.set(noted)

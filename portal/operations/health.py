@@ -1,7 +1,7 @@
 """/healthz and /readyz, for load balancers and monitors. /healthz says only that the process
 answers. /readyz checks, at once and within READY_SECONDS in all, what the portal needs to
 serve: the database, Redis (the cache, and the job broker when it is Redis), a Celery worker
-alive (its heartbeat, portal/jobs/heartbeat.py) and the Assurance service answering; it names
+alive (its heartbeat, portal/operations/heartbeat.py) and the Assurance service answering; it names
 each, and answers 503 when any is down. It also says when the periodic sweep last ran and
 whether it is late (portal/operations/periodic.py), which does not count towards readiness."""
 
@@ -24,8 +24,7 @@ from django.views.decorators.http import require_safe
 
 from portal.assurance import service
 from portal.assurance.errors import AssuranceError
-from portal.jobs import heartbeat
-from portal.operations import periodic
+from portal.operations import heartbeat, periodic
 
 log = logging.getLogger(__name__)
 

@@ -3,9 +3,9 @@
 while it is served, and while a job it started runs on a worker.
 
 A record of a request holds its id, the user's id (the portal user's primary key, never a
-username or an e-mail address), the method, the path (a passport's short code masked, nothing of
-a look-up's code; never the query string), the status and the time taken. Nothing else of the
-request is written: no header, cookie or credential.
+username or an e-mail address), the method, the path (through the masks the apps register: a
+passport's short code masked, nothing of a look-up's code; never the query string), the status
+and the time taken. Nothing else of the request is written: no header, cookie or credential.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from portal.lib.client_address import from_trusted_proxy
-from portal.passports.logs import masked_path
 
 # The id of the request being served (or of the request that started the job being run).
 request_id: ContextVar[str | None] = ContextVar("portal_request_id", default=None)
@@ -40,6 +39,10 @@ READY_PATH = "/readyz"
 PROBE_PATHS = ("/healthz", READY_PATH)
 
 access_log = logging.getLogger("portal.requests")
+
+# What an app keeps out of the paths written (a passport's short code): each mask rewrites a
+# path, registered by its app's AppConfig.ready() through mask_paths_with.
+_path_masks: list[Callable[[str], str]] = []
 
 # What of a record the JSON lines hold beside its time, level, logger and message: fields given
 # by name, so that nothing else a record carries (Django's request, say) is ever written.
@@ -124,7 +127,7 @@ def _request_id(request: HttpRequest) -> str:
 
 
 def _log(request: HttpRequest, status: int, seconds: float) -> None:
-    path = _CONTROL.sub("?", masked_path(request.path))  # no forged lines in plain text
+    path = _CONTROL.sub("?", _masked(request.path))  # no forged lines in plain text
     if len(path) > _LONGEST_PATH:
         path = path[:_LONGEST_PATH] + "…"
     probe = request.path in PROBE_PATHS and status < 400
@@ -145,6 +148,18 @@ def _log(request: HttpRequest, status: int, seconds: float) -> None:
             "duration_ms": ms,
         },
     )
+
+
+def mask_paths_with(mask: Callable[[str], str]) -> None:
+    """Has every path written go through `mask` first; called from an app's AppConfig.ready()."""
+    if mask not in _path_masks:
+        _path_masks.append(mask)
+
+
+def _masked(path: str) -> str:
+    for mask in _path_masks:
+        path = mask(path)
+    return path
 
 
 def _user_id(request: HttpRequest) -> int | None:

@@ -1,7 +1,7 @@
 """What the portal counts as it works, for operators' tools (`/metrics`, in Prometheus' text
 format): requests by view, calls to the service by operation and outcome, failed sign-ins and
 look-ups refused by their limit. Jobs and the queue are read at scrape time instead
-(portal/operations/collectors.py).
+(portal/jobs/collectors.py).
 
 Under gunicorn every worker writes its counts to files that a scrape adds up
 (portal/operations/processes.py); elsewhere they are kept in the process's memory. Counting is
@@ -22,7 +22,6 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from portal.assurance.client import CallReport
 from portal.operations import counting, processes
-from portal.standards import cached
 
 # Before any metric is made: in a Celery worker's main process, so that its pool's processes
 # inherit it (gunicorn's master has installed it for its workers already).
@@ -91,7 +90,7 @@ class RequestMetricsMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
-        with cached.noting_service_asked() as noted:
+        with counting.noting_service_asked() as noted:
             response = self.get_response(request)
         view = self._view(request)
         method = request.method if request.method in _METHODS else "other"

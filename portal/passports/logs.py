@@ -5,7 +5,7 @@ and Django's request log, which names the path of every 4xx and 5xx answer and c
 request itself: it keeps nothing of the look-up's pages, whose unknown codes and refusals are
 expected (a service that cannot be reached is logged by the client's own call log). The
 portal's own record of each request (portal/operations/logs.py) writes its path through
-`masked_path`."""
+`masked_path`, which the passports' AppConfig.ready() registers there."""
 
 from __future__ import annotations
 

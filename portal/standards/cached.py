@@ -12,8 +12,6 @@ import hashlib
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache as once_per_type
@@ -28,6 +26,7 @@ from portal.assurance.client import Credentials
 from portal.assurance.errors import NotFound, Unavailable, UnexpectedResponse
 from portal.assurance.service import client
 from portal.lib.bounded import closing_connections
+from portal.operations import counting
 from portal.standards.addresses import PREVIEW
 
 KEPT_FORMAT = 5  # of what the cache holds: entries of an earlier form are never read
@@ -126,10 +125,10 @@ def every_section(
     """Each section of `listing` with its content, in order; a few asked for at a time. A
     section the service no longer has is left out."""
 
-    noted = _asked.get()  # the pool's threads note in the request's record
+    noted = counting.service_asked_note()  # the pool's threads note in the request's record
 
     def content(entry: records.SectionEntry) -> records.SectionData | None:
-        _asked.set(noted)
+        counting.note_service_asked_in(noted)
         try:
             return section(credentials, stage, scheme_guid, entry.prefix or "",
                            entry.sector_prefix or "").record  # fmt: skip
@@ -149,7 +148,7 @@ def _cached[T](key: str, record_type: type[T], fetch: Callable[[], T]) -> Fetche
     now = time.time()
     if entry is not None and now - entry.refreshed < settings.STANDARDS_FRESH_SECONDS:
         return _kept(key, entry, record_type, fetch)
-    _note_asked()
+    counting.note_service_asked()
     try:
         record = fetch()
     except (Unavailable, UnexpectedResponse):
@@ -185,31 +184,6 @@ def _kept[T](
         return _decoder(record_type).decode(packed)
 
     return Fetched(read, _moment(entry.refreshed), entry.version, from_cache_only)
-
-
-class ServiceAsked:
-    """Whether the work under way (a request) asked the service for a record the cache did not
-    hold fresh: the staff dashboard's hit rate counts the standards' pages served without."""
-
-    asked = False
-
-
-_asked: ContextVar[ServiceAsked | None] = ContextVar("standards_service_asked", default=None)
-
-
-@contextmanager
-def noting_service_asked() -> Iterator[ServiceAsked]:
-    """Notes, for what runs inside, whether the service was asked (as `.asked`)."""
-    token = _asked.set(ServiceAsked())
-    try:
-        yield _asked.get()
-    finally:
-        _asked.reset(token)
-
-
-def _note_asked() -> None:
-    if (noted := _asked.get()) is not None:
-        noted.asked = True
 
 
 def _record_key(key: str, version: str) -> str:

@@ -2,12 +2,13 @@
 
 Each view asks the standards cache (`cached`) for the service's records and renders one
 template. Upstream errors (no such scheme or section, the service unreachable) become the 404
-and 503 pages in `portal.errors`.
+and 503 pages in `portal.errors`, a bad request the 400 page.
 """
 
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.encoding import escape_uri_path
@@ -18,7 +19,6 @@ from django_htmx.http import push_url
 from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.errors import NotFound
-from portal.errors import bad_request
 from portal.jobs.actions import start_job
 from portal.jobs.views import progress_fragment
 from portal.lib.htmx import wants_fragment
@@ -166,7 +166,7 @@ def scheme_export(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> 
     content as it is now; its progress takes the form's place (or has a page of its own)."""
     chosen = EXPORTS.get(request.POST.get("format", ""))
     if chosen is None:
-        return bad_request(request)
+        raise BadRequest("No such format of export.")
     task, described = chosen
     credentials = user_credentials(request)
     version = exports.scheme_version(credentials, stage, scheme_guid)

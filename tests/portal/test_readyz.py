@@ -16,9 +16,8 @@ from django.utils import timezone
 from pytest_httpserver import HTTPServer
 
 from portal.assurance import service
-from portal.jobs import heartbeat
 from portal.jobs.tasks import sweep
-from portal.operations import health
+from portal.operations import health, heartbeat
 from scripts.servers import free_port
 
 pytestmark = pytest.mark.django_db

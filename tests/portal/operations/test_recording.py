@@ -12,8 +12,9 @@ from django.db import connection
 
 from portal.assurance.client import CallReport
 from portal.audit import events as audit
+from portal.dashboard import figures as dashboard
 from portal.jobs.tasks import sweep
-from portal.operations import dashboard, recording
+from portal.operations import recording
 from portal.operations.models import ServiceCalls, ServiceError
 
 pytestmark = pytest.mark.django_db

@@ -17,9 +17,8 @@ from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
 from portal.audit.models import Event
-from portal.jobs import heartbeat
 from portal.jobs.models import Job
-from portal.operations import counting, health, periodic
+from portal.operations import counting, health, heartbeat, periodic
 from portal.operations.models import BAND_FIELDS, BANDS_MS, ServiceCalls, ServiceError
 
 JOB_WAIT_WARNING = timedelta(minutes=5)

@@ -18,10 +18,10 @@ from django.views.decorators.vary import vary_on_headers
 
 from portal.accounts.decorators import staff_only
 from portal.accounts.session import end_every_session
+from portal.dashboard import figures
 from portal.lib.htmx import wants_fragment
-from portal.operations import dashboard
 
-TEMPLATE = "operations/dashboard.html"
+TEMPLATE = "dashboard/dashboard.html"
 HOUR, DAY = timedelta(hours=1), timedelta(days=1)
 
 
@@ -30,18 +30,18 @@ HOUR, DAY = timedelta(hours=1), timedelta(days=1)
 @staff_only
 @vary_on_headers("HX-Request")
 def index(request: HttpRequest) -> HttpResponse:
-    calls, slowest, errors = dashboard.service_by_hour()
-    last_hour = dashboard.operations(HOUR)
+    calls, slowest, errors = figures.service_by_hour()
+    last_hour = figures.operations(HOUR)
     context = {
-        "now": dashboard.now(last_hour),
+        "now": figures.now(last_hour),
         "operations_hour": last_hour,
-        "operations_day": dashboard.operations(DAY),
-        "last_errors": dashboard.last_errors(),
-        "use": dashboard.use(DAY),
-        "people": dashboard.people(DAY),
-        "jobs": dashboard.jobs(DAY),
-        "job_states": dashboard.JOB_STATES,
-        "charts": [dashboard.passports_a_day(), calls, slowest, errors],
+        "operations_day": figures.operations(DAY),
+        "last_errors": figures.last_errors(),
+        "use": figures.use(DAY),
+        "people": figures.people(DAY),
+        "jobs": figures.jobs(DAY),
+        "job_states": figures.JOB_STATES,
+        "charts": [figures.passports_a_day(), calls, slowest, errors],
     }
     template = f"{TEMPLATE}#figures" if wants_fragment(request) else TEMPLATE
     return render(request, template, context)
