@@ -18,8 +18,8 @@ from portal.accounts import credentials
 from portal.assurance import codec, records, service
 from portal.jobs.models import Job
 from portal.passports import making
+from portal.passports.forms import PassportForm
 from portal.passports.models import Passport
-from portal.passports.views import create as create_view
 from tests.demo import (
     HOLLOWFIELD,
     HOLLOWFIELD_FARM,
@@ -223,7 +223,7 @@ def test_someone_else_finds_nothing_at_a_forms_waiting_address(grower, partner):
 def _request_of(grower: Client, form: dict) -> records.PassportRequest:
     """The service's request for the form, as the create view makes it."""
     memberships = service.client().authorisation(credentials.bearer(grower.session)).memberships
-    bound = create_view.PassportForm(form, memberships=memberships)
+    bound = PassportForm(form, memberships=memberships)
     assert bound.is_valid()
     return bound.passport_request()
 
