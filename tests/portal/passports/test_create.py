@@ -327,3 +327,17 @@ def test_when_the_sign_in_has_ended_what_was_typed_waits_for_the_next_one(grower
     assert "Your sign-in ended as you sent this form" in text(again)
     assert 'value="Graham"' in again.content.decode()
     assert Passport.objects.count() == 0
+
+
+def test_a_sign_in_whose_token_cannot_be_read_leaves_nothing_half_made(grower):
+    """As after the token key changed with no fallback: the form is kept for the next sign-in,
+    and no passport is left being made that no sending will make."""
+    form = filled(grower, variety="Graham")
+    session = grower.session
+    session[credentials.TOKEN_KEY] = "unreadable"
+    session.save()
+    response = grower.post("/passports/new", form)
+    assert response.status_code == 302 and "/accounts/sign-in" in response["Location"]
+    assert not Passport.objects.exists()
+    sign_in(grower, "grower")
+    assert 'value="Graham"' in grower.get("/passports/new").content.decode()
