@@ -234,7 +234,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "portal.navigation.links",
+                "portal.accounts.navigation.links",
             ],
         },
     },

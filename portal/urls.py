@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from portal import development_mail, errors, views
+from portal import errors, views
 from portal.accounts.views import admin_sign_in
 
 urlpatterns = [
@@ -18,13 +18,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The page gunicorn's worker answers an address too long with (portal/operations/web_worker.py).
     path("address-too-long/", errors.address_too_long, name="address-too-long"),
-    # The mail `make run`'s own mail server kept (404 unless PORTAL_DEVELOPMENT_MAILBOX is set).
-    path("development/mail/", development_mail.mails, name="development-mail"),
-    path("development/mail/<str:key>/", development_mail.mail, name="development-mail-one"),
-    path("development/mail/<str:key>/html", development_mail.html_part,
-         name="development-mail-html"),
-    path("development/mail/<str:key>/<int:number>", development_mail.attachment,
-         name="development-mail-attachment"),
 ]  # fmt: skip
 
 handler400 = "portal.errors.bad_request"

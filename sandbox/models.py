@@ -289,6 +289,21 @@ class Membership(models.Model):
     def is_valid_at(self, moment: datetime) -> bool:
         return self.status_at(moment) in records.VALID_STATUSES
 
+    def to_record(self, now: datetime) -> records.Membership:
+        """The membership as the authorisation call gives it: its claim's status `now`, and its
+        sites with their stores."""
+        return records.Membership(
+            membership_guid=self.guid,
+            membership_number=self.membership_number,
+            business_name=self.business_name,
+            scheme_name=self.scheme_name,
+            certifier_name=self.certifier_name,
+            status=self.status_at(now),
+            expiry_date=self.expiry_date,
+            enterprises=self.enterprises,
+            sites=[site.to_record() for site in self.sites.all()],
+        )
+
 
 class Site(models.Model):
     membership = models.ForeignKey(Membership, on_delete=models.CASCADE, related_name="sites")
@@ -307,6 +322,15 @@ class Site(models.Model):
     def collection_address(self) -> str:
         return f"{self.address}, {self.postcode}"
 
+    def to_record(self) -> records.Site:
+        return records.Site(
+            site_guid=self.guid,
+            site_name=self.name,
+            address=self.address,
+            postcode=self.postcode,
+            stores=[store.to_record() for store in self.stores.all()],
+        )
+
 
 class Store(models.Model):
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="stores")
@@ -320,6 +344,14 @@ class Store(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def to_record(self) -> records.Store:
+        return records.Store(
+            store_guid=self.guid,
+            store_name=self.name,
+            latitude=self.latitude,
+            longitude=self.longitude,
+        )
 
 
 def _text(max_length: int = 200) -> models.CharField:
@@ -397,6 +429,14 @@ class Passport(models.Model):
             "grain_store_longitude": store.longitude if store else "",
         }
 
+    @classmethod
+    def given_in(cls, request: records.PassportRequest) -> dict[str, object]:
+        """The load as the request that makes the passport gives it: each of its fields but
+        the GUIDs, text left blank where it gives none."""
+        return {name: _blank_if_none(cls._meta.get_field(name), getattr(request, name))
+                for name in records.PassportRequest.__struct_fields__
+                if not name.endswith("_guid")}  # fmt: skip
+
     def to_record(self) -> records.CropPassport:
         return records.CropPassport(
             short_code=self.short_code,
@@ -409,6 +449,10 @@ class Passport(models.Model):
 
 def _none_if_blank(value: object) -> object:
     return None if value == "" else value
+
+
+def _blank_if_none(field: models.Field, value: object) -> object:
+    return "" if value is None and isinstance(field, models.CharField) else value
 
 
 # Fields the passport's record takes from the row as they are (None when blank).

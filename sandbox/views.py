@@ -101,39 +101,8 @@ def authorisation(request: HttpRequest) -> HttpResponse:
         request,
         records.Authorisation(
             username=request.account.username,
-            memberships=[_membership_record(m, now) for m in memberships],
+            memberships=[membership.to_record(now) for membership in memberships],
         ),
-    )
-
-
-def _membership_record(membership: Membership, now) -> records.Membership:
-    return records.Membership(
-        membership_guid=membership.guid,
-        membership_number=membership.membership_number,
-        business_name=membership.business_name,
-        scheme_name=membership.scheme_name,
-        certifier_name=membership.certifier_name,
-        status=membership.status_at(now),
-        expiry_date=membership.expiry_date,
-        enterprises=membership.enterprises,
-        sites=[
-            records.Site(
-                site_guid=site.guid,
-                site_name=site.name,
-                address=site.address,
-                postcode=site.postcode,
-                stores=[
-                    records.Store(
-                        store_guid=store.guid,
-                        store_name=store.name,
-                        latitude=store.latitude,
-                        longitude=store.longitude,
-                    )
-                    for store in site.stores.all()
-                ],
-            )
-            for site in membership.sites.all()
-        ],
     )
 
 
@@ -222,31 +191,11 @@ def _status_not_valid(membership: Membership, now) -> ServiceError:
 
 
 def _create(form, membership, site, store, account, now) -> Passport:
-    fields = dict(
-        membership=membership,
-        site=site,
-        store=store,
-        created_by=account,
-        created=now,
-        crop_type=form.crop_type or "",
-        variety=form.variety or "",
-        store_or_bin_name=form.store_or_bin_name or "",
-        loading_date=form.loading_date,
-        harvest_year=form.harvest_year or "",
-        haulier_company_name=form.haulier_company_name or "",
-        vehicle_registration=form.vehicle_registration or "",
-        trailer_number=form.trailer_number or "",
-        haulier_collection_ticket_no=form.haulier_collection_ticket_no or "",
-        post_harvest_treatment_option=form.post_harvest_treatment_option or "",
-        post_harvest_treatment_date=form.post_harvest_treatment_date,
-        post_harvest_treatment_product=form.post_harvest_treatment_product or "",
-        don_risk_assessment_result=form.don_risk_assessment_result,
-        don_test_date=form.don_test_date,
-        don_test_result=form.don_test_result or "",
-        zon_test_date=form.zon_test_date,
-        zon_test_result=form.zon_test_result or "",
-        **Passport.claim_as_checked(membership, site, store, now),
-    )
+    fields = {
+        **Passport.given_in(form), **Passport.claim_as_checked(membership, site, store, now),
+        "membership": membership, "site": site, "store": store, "created_by": account,
+        "created": now,
+    }  # fmt: skip
     for _attempt in range(5):  # a clash of short codes is rare; draw another
         try:
             with transaction.atomic():

@@ -1,8 +1,10 @@
 """The layers point one way: the contracts of pyproject.toml ([tool.importlinter]) are kept, and
-no two modules, nor two packages, import each other (a lazy import inside a function counts)."""
+no two modules, nor two packages, import each other (a lazy import inside a function counts).
+And views stay thin: no function of a views module is longer than VIEW_LINES."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,9 @@ import pytest
 from tests.conftest import ROOT
 
 PACKAGES = ("portal", "sandbox")
+# A view reads the request, calls one function of its app and renders: the longest is this long,
+# from its `def` to its last line (docstring included, decorators not).
+VIEW_LINES = 25
 
 
 @pytest.fixture(scope="module")
@@ -60,3 +65,29 @@ def _siblings(importer: str, imported: str) -> tuple[str, str] | None:
 
 def _both_ways(imports: set[tuple[str, str]]) -> list[tuple[str, str]]:
     return sorted((a, b) for a, b in imports if (b, a) in imports and a < b)
+
+
+def test_no_function_of_a_views_module_is_longer_than_view_lines():
+    too_long = [
+        f"{path.relative_to(ROOT)}: {function.name} is {lines} lines long"
+        for path in _views_modules()
+        for function in _functions(path)
+        if (lines := function.end_lineno - function.lineno + 1) > VIEW_LINES
+    ]
+    assert not too_long, "\n".join(
+        [f"Longer than {VIEW_LINES} lines (move their work into their app's modules):", *too_long]
+    )
+
+
+def _views_modules() -> list[Path]:
+    """The files named views.py, and those of a views/ package, in the portal and the sandbox."""
+    found = [path for package in PACKAGES for path in (ROOT / package).rglob("*.py")
+             if path.name == "views.py" or path.parent.name == "views"]  # fmt: skip
+    assert len(found) > 10  # the walk found the views
+    return sorted(found)
+
+
+def _functions(path: Path) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]  # fmt: skip

@@ -12,10 +12,14 @@ from __future__ import annotations
 import hashlib
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from portal.audit import events as audit
 from portal.jobs import actions
 from portal.jobs.models import Job
+from portal.passports import listing
+from portal.passports.models import Passport
 from portal.passports.tasks import PDF, ZIP, passport_export
 
 FORMATS = {ZIP: "as a ZIP", PDF: "as one PDF to print"}
@@ -24,6 +28,21 @@ FORMATS = {ZIP: "as a ZIP", PDF: "as one PDF to print"}
 def limit(fmt: str) -> int:
     """The most passports one export of `fmt` takes: one PDF to print is a batch's."""
     return settings.PORTAL_BATCH_LIMIT if fmt == PDF else settings.PORTAL_EXPORT_LIMIT
+
+
+def ticked(passports: QuerySet[Passport], typed: list[str]) -> tuple[list[int], str]:
+    """The ids of the passports ticked, of `passports` (those the user may see), as made; and
+    why they cannot be exported ("" if they can): none ticked, or some that are not the
+    business's (or no passport's)."""
+    found = listing.ticked(passports, typed)
+    chosen = listing.ids_as_made(found.passports)
+    if not typed:
+        return chosen, ("Nothing was exported: tick the passports to export, or export every "
+                        "one that matches the filters.")  # fmt: skip
+    if len(chosen) != found.codes:
+        return chosen, ("Nothing was exported: some of the passports ticked are not among your "
+                        "business's passports. Tick them again from the list.")  # fmt: skip
+    return chosen, ""
 
 
 def refusal(fmt: str, count: int) -> str:
@@ -42,10 +61,13 @@ def refusal(fmt: str, count: int) -> str:
 
 def start(request: HttpRequest, fmt: str, passport_ids: list[int]) -> Job:
     """The signed-in user's export of these passports (their ids, in the order they are
-    exported): a new job, or theirs of the same passports and format under way or done."""
+    exported): a new job, or theirs of the same passports and format under way or done; the
+    asking recorded in the audit trail."""
     count = len(passport_ids)
     title = f"{count:,} passport{'' if count == 1 else 's'} {FORMATS[fmt]}"
     chosen = hashlib.sha256(",".join(map(str, passport_ids)).encode()).hexdigest()[:32]
     params = {"format": fmt, "passports": passport_ids}
-    return actions.start_job(request, passport_export, title, params,
-                             dedupe_key=f"{passport_export.name}:{fmt}:{chosen}")  # fmt: skip
+    job = actions.start_job(request, passport_export, title, params,
+                            dedupe_key=f"{passport_export.name}:{fmt}:{chosen}")  # fmt: skip
+    audit.record(audit.Kind.EXPORT_REQUESTED, request, job=job.pk, format=fmt, passports=count)
+    return job

@@ -13,6 +13,7 @@ from django.db.models import F, QuerySet, Value
 from django.db.models.functions import Replace
 
 from portal.assurance import records
+from portal.passports import codes
 from portal.passports.models import Passport
 
 
@@ -54,6 +55,25 @@ def ids_as_made(passports: QuerySet[Passport]) -> list[int]:
     """The ids of these passports in the order they were made, oldest first, a batch's in the
     order of their places: the order they are exported and printed in."""
     return list(passports.order_by(*Passport.AS_MADE).values_list("pk", flat=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Ticked:
+    """The passports ticked in the list (for a mail, an export): those of the codes ticked that
+    the user may see, oldest first, the order they are sent, exported and printed in; and how
+    many different codes were ticked, a malformed one included. Fewer passports than codes: some
+    codes are not the business's passports' (or no passport's)."""
+
+    passports: QuerySet[Passport]
+    codes: int
+
+
+def ticked(passports: QuerySet[Passport], typed: list[str]) -> Ticked:
+    """The passports of `passports` (those the user may see) whose codes were ticked, as the
+    list's form sends them (`typed`: any case, with or without the hyphen)."""
+    short_codes = {codes.normalise(code) for code in typed}
+    found = passports.filter(short_code__in=short_codes - {None}).order_by(*Passport.AS_MADE)
+    return Ticked(found, len(short_codes))
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from portal.jobs import actions
 from portal.lib.printable import printable_lines
+from portal.passports import contacts, listing
 from portal.passports.models import Mailing, Passport
 from portal.passports.tasks import passport_mail
 
@@ -58,6 +59,24 @@ class MailForm(forms.Form):
         time (their account's, if any, when they have sent none)."""
         last = Mailing.objects.filter(sender=request.user).values_list("sender_email", flat=True)
         return cls(initial={"key": uuid.uuid4(), "reply_to": last.first() or request.user.email})
+
+
+def chosen(request: HttpRequest, typed: list[str]) -> tuple[list[Passport], str]:
+    """The passports of these codes (ticked in the list, a passport's, a batch's), oldest
+    first, and why they cannot be sent ("" if they can): none named, too many, or some that are
+    not the business's (or no passport's)."""
+    if not typed:
+        return [], ("Choose the passports to send: tick them in your business's list, or send "
+                    "one from its own page.")  # fmt: skip
+    ticked = listing.ticked(listing.visible(contacts.memberships(request)), typed)
+    limit = settings.PORTAL_BATCH_LIMIT
+    if ticked.codes > limit:
+        return [], f"At most {limit} passports go in one mail: tick fewer and send them in parts."
+    passports = list(ticked.passports)
+    if len(passports) != ticked.codes:
+        return passports, ("Some of these passports are not among your business's passports "
+                           "and are left out.")  # fmt: skip
+    return passports, ""
 
 
 def refusal(request: HttpRequest, recipient: str) -> str:

@@ -1,11 +1,13 @@
 """Making a passport at the service once for a one-time key: the create form's (one passport)
-and a batch's job (one key for each of its passports) both make them here.
+and a batch's job (one key for each of its passports) both make them here, and each passport
+made is recorded in the audit trail here.
 
-The create form's row is written, under the key, before the service is asked, and its short
-code once the service has answered; a row whose creation failed is deleted. So a second
-sending of the form, which may come while the first is still asking, finds the passport made,
-or still being made, rather than making a second one. A row left without a short code by a
-sending whose process died is cleared by the next, once the first cannot still be asking.
+The create form's row is written (claimed), under the key, before the service is asked, and
+its short code once the service has answered; a row whose creation failed is deleted. So a
+second sending of the form, which may come while the first is still asking, finds the passport
+made, or still being made, rather than making a second one. A row left without a short code by
+a sending whose process died is cleared by the next, once the first cannot still be asking
+(`make_once` does all of this).
 
 A batch's passports are made by one job at a time (a job runs again only once its worker has
 died), so each is recorded once the service has made it, in one write: the job run again finds
@@ -19,18 +21,66 @@ and that is made again under the same key (docs/interface.md).
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.http import HttpRequest
 from django.utils import timezone
 
+from portal.accounts.session import user_credentials
 from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.assurance.service import client
 from portal.audit import events as audit
 from portal.passports.models import Passport
+
+
+@dataclass(frozen=True, slots=True)
+class Sending:
+    """What one sending of the create form came to: the passport of its key, made now by this
+    sending (`made_now`), or made or still being made by a first one; None while a sending
+    that claimed the key after the first failed is still making it."""
+
+    passport: Passport | None
+    made_now: bool = False
+
+
+def make_once(
+    request: HttpRequest, key: uuid.UUID, passport_request: records.PassportRequest
+) -> Sending:
+    """The create form's passport for its one-time `key`, made now by the signed-in user unless
+    a first sending of the form made it or is making it; made now, it is recorded in the audit
+    trail. Raises the client's errors when the service did not make it (the key is free again)."""
+    credentials = user_credentials(request)  # before a row is claimed that none would make
+    passport = claim(key, passport_request, request.user)
+    if passport is None:
+        first = _first_sending(key, request.user)
+        if first is not None:
+            return Sending(first)
+        passport = claim(key, passport_request, request.user)  # the first failed, or died
+        if passport is None:
+            return Sending(None)
+    make(passport, credentials, passport_request)
+    audit.record(audit.Kind.PASSPORT_CREATED, request, code=audit.code_hash(passport.short_code))
+    return Sending(passport, made_now=True)
+
+
+def claimed(key: uuid.UUID, made_by: AbstractBaseUser) -> Passport | None:
+    """The row `made_by`'s create form claimed under `key`: made, being made, or abandoned."""
+    return Passport.objects.filter(submission=key, made_by=made_by).first()
+
+
+def _first_sending(key: uuid.UUID, made_by: AbstractBaseUser) -> Passport | None:
+    """The passport a first sending of the form made or is making; None if it failed, or if its
+    sender died asking (its row cleared: this sending makes it)."""
+    first = claimed(key, made_by)
+    if first is not None and is_abandoned(first):
+        clear(first)
+        return None
+    return first
 
 
 def claim(

@@ -1,7 +1,15 @@
 from django.urls import path
 from django.views.generic import RedirectView
 
-from portal.passports.views import create, intake, lookup, mail, passport, passports
+from portal.passports.views import (
+    create,
+    development_mail,
+    intake,
+    lookup,
+    mail,
+    passport,
+    passports,
+)
 
 app_name = "passports"
 
@@ -24,4 +32,12 @@ urlpatterns = [
     path("passports/<str:code>/", passport.passport, name="passport"),
     path("passports/<str:code>/pdf", passport.pdf, name="pdf"),
     path("passports/<str:code>/pdf/state", passport.pdf_state, name="pdf-state"),
-]
+    # The mail `make run`'s own mail server kept (404 unless PORTAL_DEVELOPMENT_MAILBOX is set),
+    # for staff.
+    path("development/mail/", development_mail.mails, name="development-mail"),
+    path("development/mail/<str:key>/", development_mail.mail, name="development-mail-one"),
+    path("development/mail/<str:key>/html", development_mail.html_part,
+         name="development-mail-html"),
+    path("development/mail/<str:key>/<int:number>", development_mail.attachment,
+         name="development-mail-attachment"),
+]  # fmt: skip

@@ -6,7 +6,6 @@ passport's page, and sent back in place with what is wrong."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
@@ -16,7 +15,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from portal.lib.htmx import wants_fragment
-from portal.passports import codes, contacts, listing, mailing
+from portal.passports import mailing
 from portal.passports.mailing import MailForm
 from portal.passports.models import Passport
 
@@ -30,7 +29,7 @@ FRAGMENT = "passports/mail_form.html"
 def send(request: HttpRequest) -> HttpResponse:
     sending = request.method == "POST" and "key" in request.POST
     data = request.POST if request.method == "POST" else request.GET
-    passports, problem = chosen(request, data.getlist("code"))
+    passports, problem = mailing.chosen(request, data.getlist("code"))
     if not sending:  # the passports chosen (a passport's, ticked in the list, a batch's)
         return _page(request, passports, MailForm.blank(request), problem)
     form = MailForm(request.POST)
@@ -45,25 +44,6 @@ def send(request: HttpRequest) -> HttpResponse:
     if sent.job_id is None:  # sent long ago, its job since removed
         return _redirect(request, reverse("passports:passport", args=[passports[0].short_code]))
     return _redirect(request, reverse("jobs:job", args=[sent.job_id]))
-
-
-def chosen(request: HttpRequest, typed: list[str]) -> tuple[list[Passport], str]:
-    """The passports of these codes, oldest first, and why they cannot be sent ("" if they
-    can): none named, too many, or some that are not the business's (or no passport's)."""
-    if not typed:
-        return [], ("Choose the passports to send: tick them in your business's list, or send "
-                    "one from its own page.")  # fmt: skip
-    limit = settings.PORTAL_BATCH_LIMIT
-    short_codes = {codes.normalise(code) for code in typed}
-    if len(short_codes) > limit:
-        return [], f"At most {limit} passports go in one mail: tick fewer and send them in parts."
-    everyone = listing.visible(contacts.memberships(request))
-    found = everyone.filter(short_code__in=short_codes - {None})
-    passports = list(found.order_by(*Passport.AS_MADE))
-    if None in short_codes or len(passports) != len(short_codes):
-        return passports, ("Some of these passports are not among your business's passports "
-                           "and are left out.")  # fmt: skip
-    return passports, ""
 
 
 def _page(

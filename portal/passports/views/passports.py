@@ -17,15 +17,10 @@ from django.views.decorators.http import require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from portal.accounts.session import user_credentials
 from portal.assurance import records
-from portal.assurance.errors import NotFound, StatusNotValid
-from portal.assurance.service import client
-from portal.audit import events as audit
 from portal.lib.htmx import wants_fragment
-from portal.passports import codes, contacts, exports, listing
+from portal.passports import adding, contacts, exports, listing
 from portal.passports.forms import AddByCodeForm, PassportFilters
-from portal.passports.lookup import take_a_look_up
 from portal.passports.models import Passport
 
 TEMPLATE = "passports/list.html"
@@ -89,52 +84,28 @@ def _filters_in(data: QueryDict) -> QueryDict | None:
     return given if given else None
 
 
+# How each refusal to add a code is answered.
+NOT_ADDED_STATUS = {
+    adding.Refusal.TOO_MANY_LOOK_UPS: 429,
+    adding.Refusal.UNKNOWN: 404,
+    adding.Refusal.CLAIM_NOT_VALID: 400,
+}
+
+
 @require_POST
 @login_required
 def add(request: HttpRequest) -> HttpResponse:
-    """A passport made elsewhere, added to the list by its code: fetched with the user's own
-    credentials, and recorded only if they are a contact of its membership (otherwise, the
-    same answer as for a code no passport has). Each try counts as a look-up of the address."""
+    """A passport made elsewhere, added to the list by its code (portal.passports.adding)."""
     form = AddByCodeForm(request.POST)
     if not form.is_valid():
         return _not_added(request, form)
-    if not take_a_look_up(request).granted:
-        form.add_error("code", "Too many passports looked up from here just now: try again "
-                       "in a minute.")  # fmt: skip
-        return _not_added(request, form, status=429)
-    short_code = form.cleaned_data["code"]
-    recorded = Passport.objects.filter(short_code=short_code).first()
-    if recorded is not None:
-        if contacts.is_contact(request, recorded.membership_guid):
-            messages.info(request, f"Passport {short_code} is listed already.")
-            return redirect("passports:passport", short_code)
-        return _unknown(request, form)
-    try:
-        found = client().passport(user_credentials(request), short_code)
-    except NotFound:
-        return _unknown(request, form)
-    except StatusNotValid:
-        form.add_error(
-            "code",
-            "The Assurance service shows this passport to no one while its "
-            "membership's assurance claim is not valid, so it cannot be added now.",
-        )
-        return _not_added(request, form)
-    if not contacts.is_contact(request, found.membership_guid):
-        return _unknown(request, form)
-    passport = Passport(membership_guid=found.membership_guid or "",
-                        site_guid=found.site_guid or "", store_guid=found.store_guid or "",
-                        made_by=request.user, origin=Passport.Origin.ADDED)  # fmt: skip
-    passport.keep_record(found)
-    passport.save()
-    messages.success(request, f"Passport {passport.short_code} is added to your business's list.")
-    return redirect("passports:passport", passport.short_code)
-
-
-def _unknown(request: HttpRequest, form: AddByCodeForm) -> HttpResponse:
-    form.add_error("code", "No passport of your business has that short code. Check the code "
-                   "on the passport and try again.")  # fmt: skip
-    return _not_added(request, form, status=404)
+    listed = adding.add_by_code(request, form.cleaned_data["code"])
+    if isinstance(listed, adding.Refusal):
+        form.add_error("code", listed.value)
+        return _not_added(request, form, status=NOT_ADDED_STATUS[listed])
+    say = messages.success if listed.added_now else messages.info
+    say(request, listed.said)
+    return redirect("passports:passport", listed.passport.short_code)
 
 
 def _not_added(request: HttpRequest, form: AddByCodeForm, status: int = 400) -> HttpResponse:
@@ -155,16 +126,13 @@ def export(request: HttpRequest) -> HttpResponse:
         chosen = listing.ids_as_made(listing.narrowed(everyone, filters.applied))
         refusal = _invalid(filters)
     else:
-        chosen, refusal = _ticked(request.POST.getlist("code"), everyone)
+        chosen, refusal = exports.ticked(everyone, request.POST.getlist("code"))
     fmt = request.POST.get("format", "")
     refusal = refusal or exports.refusal(fmt, len(chosen))
     if refusal:
         messages.error(request, refusal)
         return _back_to_list(request.POST)
     job = exports.start(request, fmt, chosen)
-    audit.record(
-        audit.Kind.EXPORT_REQUESTED, request, job=job.pk, format=fmt, passports=len(chosen)
-    )
     return HttpResponseRedirect(reverse("jobs:job", args=[job.pk]), status=303)
 
 
@@ -172,20 +140,6 @@ def _invalid(filters: PassportFilters) -> str:
     if filters.is_bound and not filters.is_valid():
         return "Nothing was exported: the filters are not valid. Correct them and try again."
     return ""
-
-
-def _ticked(typed: list[str], everyone: QuerySet[Passport]) -> tuple[list[int], str]:
-    """The ids of the passports ticked, as made, and why they cannot be exported ("" if they
-    can): none ticked, or some that are not the business's (or no passport's)."""
-    short_codes = {codes.normalise(code) for code in typed}
-    chosen = listing.ids_as_made(everyone.filter(short_code__in=short_codes - {None}))
-    if not typed:
-        return chosen, ("Nothing was exported: tick the passports to export, or export every "
-                        "one that matches the filters.")  # fmt: skip
-    if None in short_codes or len(chosen) != len(short_codes):
-        return chosen, ("Nothing was exported: some of the passports ticked are not among your "
-                        "business's passports. Tick them again from the list.")  # fmt: skip
-    return chosen, ""
 
 
 def _back_to_list(data: QueryDict) -> HttpResponse:

@@ -18,8 +18,8 @@ from portal.accounts import credentials
 from portal.assurance import codec, records, service
 from portal.jobs.models import Job
 from portal.passports import making
+from portal.passports.forms import PassportForm
 from portal.passports.models import Passport
-from portal.passports.views import create as create_view
 from tests.demo import (
     HOLLOWFIELD,
     HOLLOWFIELD_FARM,
@@ -223,7 +223,7 @@ def test_someone_else_finds_nothing_at_a_forms_waiting_address(grower, partner):
 def _request_of(grower: Client, form: dict) -> records.PassportRequest:
     """The service's request for the form, as the create view makes it."""
     memberships = service.client().authorisation(credentials.bearer(grower.session)).memberships
-    bound = create_view.PassportForm(form, memberships=memberships)
+    bound = PassportForm(form, memberships=memberships)
     assert bound.is_valid()
     return bound.passport_request()
 
@@ -327,3 +327,17 @@ def test_when_the_sign_in_has_ended_what_was_typed_waits_for_the_next_one(grower
     assert "Your sign-in ended as you sent this form" in text(again)
     assert 'value="Graham"' in again.content.decode()
     assert Passport.objects.count() == 0
+
+
+def test_a_sign_in_whose_token_cannot_be_read_leaves_nothing_half_made(grower):
+    """As after the token key changed with no fallback: the form is kept for the next sign-in,
+    and no passport is left being made that no sending will make."""
+    form = filled(grower, variety="Graham")
+    session = grower.session
+    session[credentials.TOKEN_KEY] = "unreadable"
+    session.save()
+    response = grower.post("/passports/new", form)
+    assert response.status_code == 302 and "/accounts/sign-in" in response["Location"]
+    assert not Passport.objects.exists()
+    sign_in(grower, "grower")
+    assert 'value="Graham"' in grower.get("/passports/new").content.decode()

@@ -1,4 +1,5 @@
-"""The addresses the page frame links to, worked out once for each process.
+"""The addresses the page frame's menu links to (what a visitor, a signed-in user and staff may
+reach, templates/navigation.html), worked out once for each process.
 
 Every page's header and navigation link to the same few pages; reversing their names on every
 request (and trying names whose pages may not be installed) would cost more than the rest of a

@@ -1,4 +1,4 @@
-"""The addresses the page frame links to (portal/navigation.py): the installed pages' own,
+"""The addresses the page frame links to (portal/accounts/navigation.py): the installed pages' own,
 worked out once for each script prefix, and none for a page that is not installed."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from django.test import Client, RequestFactory
 from django.urls import NoReverseMatch, get_script_prefix, reverse, set_script_prefix
 
-from portal.navigation import links
+from portal.accounts.navigation import links
 from tests.portal.accounts.helpers import sign_in
 from tests.portal.pages import navigation
 

@@ -1,9 +1,10 @@
-"""The mail the portal sent, as `make run`'s own mail server kept it (a Maildir named by
-PORTAL_DEVELOPMENT_MAILBOX, set only where DEBUG or PORTAL_DEVELOPMENT is on): a list of the
-mails, each with its headers, its text, its HTML part and its attachments. For development
-only: nothing here is reachable in production, where the setting is empty. Staff only, as the
-dashboard is (anyone else signed in gets 403, and someone signed out the sign-in page): the mail
-holds every business's passports, their recipients and codes."""
+"""The mail the portal sent (passports by e-mail, portal.passports.mailing), as `make run`'s own
+mail server kept it (a Maildir named by PORTAL_DEVELOPMENT_MAILBOX, set only where DEBUG or
+PORTAL_DEVELOPMENT is on): a list of the mails, each with its headers, its text, its HTML part
+and its attachments. For development only: nothing here is reachable in production, where
+the setting is empty. Staff only, as the dashboard is (anyone else signed in gets 403, and
+someone signed out the sign-in page): the mail holds every business's passports, their
+recipients and codes."""
 
 from __future__ import annotations
 
@@ -64,13 +65,13 @@ class Kept:
 @staff_only
 def mails(request: HttpRequest) -> HttpResponse:
     kept = sorted(_each(), key=lambda one: one.key, reverse=True)  # a key begins with its time
-    return render(request, "development/mail.html", {"mails": kept})
+    return render(request, "passports/development/mail.html", {"mails": kept})
 
 
 @require_safe
 @staff_only
 def mail(request: HttpRequest, key: str) -> HttpResponse:
-    return render(request, "development/one_mail.html", {"mail": _one(key)})
+    return render(request, "passports/development/one_mail.html", {"mail": _one(key)})
 
 
 @require_safe
