@@ -320,7 +320,7 @@ CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": PORTAL_SWEEP_SECONDS},
 }
 # Beat wakes at least this often: to send what is due, and to keep its lock (below).
-CELERY_BEAT_MAX_LOOP_INTERVAL = 5
+CELERY_BEAT_MAX_LOOP_INTERVAL = max(1, env_int("PORTAL_BEAT_LOOP_SECONDS", 5))
 if REDIS_URL:
     # The schedule and a lock in Redis (celery-redbeat): any number of beats may run, on any
     # machines; the one holding the lock sends, the others wait to take it. A beat killed

@@ -27,8 +27,9 @@ needs_redis_server = pytest.mark.skipif(
 )
 
 SWEEP_SECONDS = 2
-# A beat killed holds the lock until it times out; the other tries to take it every loop.
-TAKE_OVER_SECONDS = settings.CELERY_REDBEAT_LOCK_TIMEOUT + settings.CELERY_BEAT_MAX_LOOP_INTERVAL
+LOOP_SECONDS = 2  # beat's loop, shorter than production's so that a take-over is quick to see
+# A beat killed holds the lock until it times out (four loops); the other tries every loop.
+TAKE_OVER_SECONDS = 4 * LOOP_SECONDS + LOOP_SECONDS
 
 
 class Beats:
@@ -41,7 +42,8 @@ class Beats:
         self.folder = folder
         self.processes: list[subprocess.Popen] = []
         self.env = {**os.environ, "REDIS_URL": redis_server.url,
-                    "PORTAL_SWEEP_SECONDS": str(SWEEP_SECONDS)}  # fmt: skip
+                    "PORTAL_SWEEP_SECONDS": str(SWEEP_SECONDS),
+                    "PORTAL_BEAT_LOOP_SECONDS": str(LOOP_SECONDS)}  # fmt: skip
 
     def start(self, **settings: str) -> subprocess.Popen:
         log = self.folder / f"beat-{len(self.processes) + 1}.log"
@@ -122,7 +124,7 @@ def test_the_sweep_goes_on_after_redis_restarted_empty(beats):
     beats.start()
     wait_for(lambda: beats.sent() > 0, "a beat to send the sweep")
     beats.redis_server.kill()  # no persistence: it comes back empty, the lock and schedule gone
-    time.sleep(3 * settings.CELERY_BEAT_MAX_LOOP_INTERVAL)  # beat's loops meet no Redis
+    time.sleep(3 * LOOP_SECONDS)  # beat's loops meet no Redis
     beats.redis_server.start()
     seconds = 5 * SWEEP_SECONDS
     sent = beats.sent_within(seconds)
@@ -135,7 +137,7 @@ def test_the_sweep_goes_on_after_redis_restarted_empty(beats):
 def test_a_beat_started_while_redis_is_out_of_reach_waits_for_it(beats):
     beats.redis_server.kill()
     beat = beats.start()
-    time.sleep(2 * settings.CELERY_BEAT_MAX_LOOP_INTERVAL)
+    time.sleep(2 * LOOP_SECONDS)
     assert beat.poll() is None, beats.logs()
     beats.redis_server.start()
     wait_for(lambda: beats.sent() > 0, "the sweep to be sent", TAKE_OVER_SECONDS)
@@ -147,7 +149,7 @@ def test_a_beat_started_while_redis_is_out_of_reach_waits_for_it(beats):
 def test_a_first_beat_sends_the_sweep_at_once_not_an_interval_after(beats):
     beats.start(PORTAL_SWEEP_SECONDS="300")
     wait_for(lambda: beats.sent() > 0, "the sweep to be sent", 15)
-    time.sleep(2 * settings.CELERY_BEAT_MAX_LOOP_INTERVAL)
+    time.sleep(2 * LOOP_SECONDS)
     assert beats.sent() == 1
 
 

@@ -26,7 +26,7 @@ from tests.portal.operations.helpers import Samples, parsed, value
 pytestmark = pytest.mark.slow
 
 WORKERS = 2
-REPLACEMENTS = 100  # each a new process loading Django: about 0.8 s
+REPLACEMENTS = 30  # each a new process loading Django: about 0.8 s
 DEADLINE_SECONDS = 600
 SCRAPES_TIMED = 9
 HEALTH = {"view": "operations:health", "method": "GET", "status": "200"}
@@ -132,14 +132,14 @@ def test_counts_stay_whole_and_scrapes_fast_however_often_workers_are_replaced(s
 
     seen: set[int] = set()
     counts: list[float] = []
-    next_scrape = 25
+    next_scrape = 10
     deadline = time.monotonic() + DEADLINE_SECONDS
     with Load(server) as load:
         while len(seen) < REPLACEMENTS + WORKERS and time.monotonic() < deadline:
             seen |= workers_of(server)
             if len(seen) >= next_scrape:  # now and then, a scrape under way
                 counts.append(value(scrape(server), "portal_requests_total", **HEALTH))
-                next_scrape += 25
+                next_scrape += 10
             time.sleep(0.02)
     assert len(seen) >= REPLACEMENTS + WORKERS, f"only {len(seen)} workers in the time allowed"
 
