@@ -4,7 +4,8 @@ optional values of section 1 left empty marked to be completed by hand before th
 collected (interface 4.7, rule 3). The passport's page and the public look-up both show it,
 through one partial (passports/details.html).
 
-Dates are written as the service gives them (in their own offset), not in the portal's time zone.
+Dates are calendar days, each its day in UTC as the service writes it (passport_fields.day_written),
+not moved into the portal's time zone.
 """
 
 from __future__ import annotations

@@ -107,7 +107,7 @@ def test_a_passport_sent_from_its_page_arrives_with_its_pdf_code_and_look_up_add
     assert qr["Content-ID"] == "<qr-0@passports>"
 
     words = text(grower.get(f"/jobs/{job.pk}/"))
-    assert f"Sent to {HAULIER} at" in words
+    assert f"Sent to {HAULIER} on" in words
     listed = text(grower.get(f"/passports/{code}/"))
     assert f"To {HAULIER}, asked by grower" in listed and "sent at" in listed
 
