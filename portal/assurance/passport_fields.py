@@ -1,8 +1,13 @@
 """A crop passport's fields, written once: each field of the passport record (interface 2.5)
 with the label the paper passport prints for it, the part of the passport it is printed in, and
-its kind. The create form, the passport's page and the public look-up (portal/passports), the
-manifests of an export and the sandbox's PDF all read this table, so that a field reads the
-same everywhere.
+its kind. The create form, the passport's page and the public look-up, the business's list, the
+mail that carries passports, the intake check's table (portal/passports), the manifests of an
+export and the sandbox's PDF all read this table, so that a field reads the same everywhere.
+
+Each kind of date is written one way wherever people read it (pages, mails, PDFs): a calendar
+day by `day_written` (21 August 2026), a year as its four digits; a moment of the portal's own
+(when a passport was made, checked or sent) by Django's DATETIME_FORMAT (portal/formats/en_GB),
+that day and the time in 24-hour form. Machine formats (CSV, XLSX, JSON) keep ISO 8601.
 
 Plain Python, no Django: the sandbox prints its passports from it too.
 """
@@ -10,7 +15,7 @@ Plain Python, no Django: the sandbox prints its passports from it too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from enum import StrEnum
 
 from portal.assurance import codec, records
@@ -19,8 +24,8 @@ from portal.assurance import codec, records
 class Kind(StrEnum):
     TEXT = "text"
     LINES = "lines"  # text whose line breaks are kept (an address)
-    DAY = "day"  # a date/time of which the day is meant
-    MOMENT = "moment"  # a date/time whose time is shown, unless it is midnight (a day given)
+    DAY = "day"  # a date/time of which the day is meant: a calendar date
+    YEAR = "year"  # a year, written as given: its four digits
     NUMBER = "number"
     TREATMENT = "treatment"  # one of TREATMENT_OPTIONS, or none indicated
 
@@ -73,10 +78,8 @@ class PassportField:
         """The value as a page writes it; "" for none."""
         if value is None:
             return ""
-        if isinstance(value, datetime):
-            if self.kind == Kind.DAY or _is_midnight(value):
-                return day_written(value)
-            return _moment(value)
+        if isinstance(value, date):
+            return day_written(value)
         if self.kind == Kind.TREATMENT:
             option = str(value).strip().upper()
             return f"{option}: {TREATMENT_OPTIONS[option]}" if option in TREATMENT_OPTIONS else ""
@@ -90,17 +93,12 @@ def _field(name: str, label: str, part: Part | None, kind: Kind = Kind.TEXT) -> 
 
 
 def day_written(value: date) -> str:
-    """A day as the passport writes it (21 August 2026)."""
+    """A calendar day as people read it everywhere (21 August 2026); Django's DATE_FORMAT
+    writes the same. A date/time's day is its day in UTC, as the service writes it and the
+    portal keeps it, so that the list, the pages and the PDF name the same day."""
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        value = value.astimezone(UTC)
     return f"{value.day} {MONTHS[value.month - 1]} {value.year}"
-
-
-def _moment(value: datetime) -> str:
-    return f"{day_written(value)}, {value:%H:%M}"
-
-
-def _is_midnight(value: datetime) -> bool:
-    """A date given without a time, as the create form sends them (in the value's own offset)."""
-    return value.hour == value.minute == value.second == 0
 
 
 WIRE_NAMES = dict(codec.wire_names(records.CropPassport))
@@ -117,15 +115,15 @@ PASSPORT_FIELDS = (
     _field("crop_type", "Crop type", LOAD),
     _field("variety", "Variety", LOAD),
     _field("store_or_bin_name", "Store or bin name", LOAD),
-    _field("loading_date", "Loading date", LOAD, Kind.MOMENT),
-    _field("harvest_year", "Harvest year", LOAD),
+    _field("loading_date", "Loading date", LOAD, Kind.DAY),
+    _field("harvest_year", "Harvest year", LOAD, Kind.YEAR),
     _field("haulier_company_name", "Haulier company name", LOAD),
     _field("vehicle_registration", "Vehicle registration", LOAD),
     _field("trailer_number", "Trailer number", LOAD),
     _field("haulier_collection_ticket_no", "Haulier collection ticket no.", LOAD),
     _field("certifier_name", "Certifier", CLAIM),
     _field("membership_number", "Membership number", CLAIM),
-    _field("check_date", "Claim checked on", CLAIM, Kind.MOMENT),
+    _field("check_date", "Claim checked on", CLAIM, Kind.DAY),
     _field("status", "Status", CLAIM),
     _field("expiry_date", "Certificate expiry date", CLAIM, Kind.DAY),
     _field("enterprises", "Certified enterprises", CLAIM),

@@ -5,18 +5,24 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from portal.assurance.passport_fields import FIELDS
 from portal.lib.admin import ReadOnlyAdmin
 from portal.passports.models import Mailing, Passport
 
 
 @admin.register(Passport)
 class PassportAdmin(ReadOnlyAdmin):
-    list_display = ("short_code", "business_name", "crop_type", "loading_date", "made_by",
-                    "origin", "created")  # fmt: skip
+    list_display = ("short_code", "business_name", "crop_type", "loaded", "made_by", "origin",
+                    "created")  # fmt: skip
     list_filter = ("origin", "crop_type", "harvest_year", "created")
     search_fields = ("short_code", "business_name", "membership_guid")
     list_select_related = ("made_by",)
     date_hierarchy = "created"
+
+    @admin.display(description=FIELDS["loading_date"].label, ordering="loading_date")
+    def loaded(self, passport: Passport) -> str:
+        """The loading date, a calendar day as every page writes it (not a moment)."""
+        return FIELDS["loading_date"].shown(passport.loading_date)
 
 
 @admin.register(Mailing)

@@ -368,8 +368,8 @@ def _requested_of(*kinds: Kind) -> tuple[str, ...]:
     return tuple(f.name for f in PASSPORT_FIELDS if f.requested and f.part and f.kind in kinds)
 
 
-TEXT_FIELDS = _requested_of(Kind.TEXT)
-DATE_FIELDS = _requested_of(Kind.DAY, Kind.MOMENT)
+TEXT_FIELDS = _requested_of(Kind.TEXT, Kind.YEAR)
+DATE_FIELDS = _requested_of(Kind.DAY)
 # The service names fields as the interface does (`LoadingDate`); the form by the record's own.
 FIELD_OF_WIRE_NAME = {
     wire.lower(): ({"membership_guid": "membership", "site_guid": "site", "store_guid": "store"}

@@ -34,7 +34,7 @@ from portal.assurance.errors import AssuranceError
 from portal.assurance.passport_fields import FIELDS
 from portal.lib.bounded import in_order
 from portal.lib.spreadsheets import safe_cell
-from portal.passports import codes, lookup
+from portal.passports import codes, lookup, manifests
 from portal.passports.lookup import Allowance, Verdict
 
 # A check's table is kept this long for its page, its CSV file and its print.
@@ -146,25 +146,29 @@ def _short_code(typed: str) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """A row of the table: the entry, its state, a note on it, the passport's COLUMNS as shown
-    ("" where the service gave none), and when the portal asked the service (None if it did
-    not)."""
+    """A row of the table: the entry, its state, a note on it, the passport's COLUMNS as the
+    service gave them (None where it gave none), and when the portal asked the service (None if
+    it did not)."""
 
     code: str
     state: State
     note: str = ""
-    values: tuple[str, ...] = ("",) * len(COLUMNS)
+    values: tuple[object, ...] = (None,) * len(COLUMNS)
     checked_at: datetime | None = None
 
     @property
     def labelled_values(self) -> list[tuple[str, str]]:
-        """The passport's COLUMNS as shown, each with its label."""
-        return [(column.label, value) for column, value in zip(COLUMNS, self.values, strict=True)]
+        """The passport's COLUMNS as the page shows them, each with its label."""
+        return [(column.label, column.shown(value))
+                for column, value in zip(COLUMNS, self.values, strict=True)]  # fmt: skip
 
     def cells(self) -> list[str]:
-        """The row as the CSV file writes it, under HEADINGS."""
+        """The row as the CSV file writes it, under HEADINGS: a machine format, so its dates
+        and times are in ISO 8601 (the loading date as the service writes it, when the portal
+        checked in its own time zone with the offset), not as the page writes them."""
         checked = timezone.localtime(self.checked_at).isoformat() if self.checked_at else ""
-        return [self.code, self.state.words, self.note, *self.values, checked]
+        values = [manifests.csv_cell(value) for value in self.values]
+        return [self.code, self.state.words, self.note, *values, checked]
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,7 +280,7 @@ def _answered(short_code: str, answer: Answer, now: datetime) -> Row:
     if answer is None:
         return Row(short_code, State.UNKNOWN, NOTES[State.UNKNOWN], checked_at=now)
     passport = answer.passport
-    values = tuple(f.shown(getattr(passport, f.name)) if passport else "" for f in COLUMNS)
+    values = tuple(getattr(passport, f.name) if passport else None for f in COLUMNS)
     state = State.VALID if answer.is_valid else State.NOT_VALID
     asked_at = datetime.fromtimestamp(answer.asked_at, UTC)
     return Row(short_code, state, _why_not_valid(answer), values, asked_at)

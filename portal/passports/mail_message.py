@@ -1,7 +1,9 @@
 """The mail that carries passports (portal.passports.mailing), written on the worker: each
-passport's PDF attached, its short code, look-up address and QR code in the body, the business's
-name and who sent it; plain text and HTML, from the portal's address with the sender's for
-replies. Its Message-ID is the mailing's own, so that a mail sent again is known for the same."""
+passport's PDF attached, its short code, a few of its fields by their printed labels (a passport
+in brief, portal.passports.sheet), who made it and when, its look-up address and QR code in the
+body, the business's name and who sent it; plain text and HTML, from the portal's address with
+the sender's for replies. Its Message-ID is the mailing's own, so that a mail sent again is
+known for the same."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from portal.passports.models import Mailing, Passport
+from portal.passports.sheet import Row, in_brief
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +30,7 @@ class Carried:
     pdf: bytes | None
     look_up: str
     qr_id: str  # the Content-ID of its QR code's image
+    in_brief: list[Row]
 
 
 def message_id(site: str) -> str:
@@ -66,7 +70,7 @@ def mail_of(mailing: Mailing, fetched: list[tuple[Passport, bytes | None]], site
 
 def _carried(passport: Passport, pdf: bytes | None, site: str, position: int) -> Carried:
     look_up = site.rstrip("/") + reverse("passports:verdict", args=[passport.short_code])
-    return Carried(passport, pdf, look_up, f"qr-{position}@passports")
+    return Carried(passport, pdf, look_up, f"qr-{position}@passports", in_brief(passport))
 
 
 def _subject(carried: list[Carried], businesses: list[str]) -> str:

@@ -22,6 +22,7 @@ from portal.assurance.passport_fields import PASSPORT_FIELDS, Kind
 from portal.lib.spreadsheets import safe_cell
 
 COLUMNS = [field.wire_name for field in PASSPORT_FIELDS]
+# Dates shown as ISO 8601 writes them, as in the CSV: a manifest is a machine format, not a page.
 DATE_FORMAT = "yyyy-mm-dd hh:mm"
 FIRST_DAY_SHOWN = datetime(1900, 1, 1)  # a spreadsheet's first date (Excel's, LibreOffice's)
 
@@ -30,10 +31,13 @@ def write_csv(out: TextIO, passports: Iterable[records.CropPassport]) -> None:
     writer = csv.writer(out)
     writer.writerow(COLUMNS)
     for passport in passports:
-        writer.writerow(_csv_cell(getattr(passport, field.name)) for field in PASSPORT_FIELDS)
+        writer.writerow(csv_cell(getattr(passport, field.name)) for field in PASSPORT_FIELDS)
 
 
-def _csv_cell(value: object) -> str:
+def csv_cell(value: object) -> str:
+    """A value of a passport's record as a CSV file writes it: a machine format, so a date as
+    the interface writes it (ISO 8601, UTC), not as the pages write a day; no cell that a
+    spreadsheet would run as a formula."""
     if value is None:
         return ""
     if isinstance(value, datetime):
@@ -50,7 +54,7 @@ def write_xlsx(out: IO[bytes], passports: Iterable[records.CropPassport]) -> Non
     heading = workbook.add_format({"bold": True})
     dates = workbook.add_format({"num_format": DATE_FORMAT})
     for column, field in enumerate(PASSPORT_FIELDS):
-        width = 18 if field.kind in (Kind.DAY, Kind.MOMENT) else max(12, len(field.wire_name) + 2)
+        width = 18 if field.kind == Kind.DAY else max(12, len(field.wire_name) + 2)
         sheet.set_column(column, column, width)
         sheet.write_string(0, column, field.wire_name, heading)
     sheet.freeze_panes(1, 0)

@@ -75,6 +75,14 @@ class Passport(models.Model):
     def is_made(self) -> bool:
         return bool(self.short_code)
 
+    @property
+    def made_by_whom(self) -> str:
+        """Who made it here, or added it, as the list, its page and the mail say it; when is
+        its `created`, a moment (Django's DATETIME_FORMAT)."""
+        verb = "Added" if self.origin == self.Origin.ADDED else "Made"
+        who = self.made_by.get_username() if self.made_by else "someone no longer here"
+        return f"{verb} by {who}"
+
     def keep_record(self, passport: records.CropPassport) -> None:
         self.record = codec.to_mapping(passport)
         self.short_code = codes.normalise(passport.short_code or "") or passport.short_code

@@ -2,9 +2,11 @@
 fields (portal.assurance.passport_fields): each field with the label the paper prints, and the
 optional values of section 1 left empty marked to be completed by hand before the load is
 collected (interface 4.7, rule 3). The passport's page and the public look-up both show it,
-through one partial (passports/details.html).
+through one partial (passports/details.html). And a passport in brief, the few fields the mail
+that carries it shows.
 
-Dates are written as the service gives them (in their own offset), not in the portal's time zone.
+Dates are calendar days, each its day in UTC as the service writes it (passport_fields.day_written),
+not moved into the portal's time zone.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 from portal.assurance import records
 from portal.assurance.passport_fields import (
+    FIELDS,
     LOAD,
     NONE_INDICATED,
     PARTS,
@@ -22,6 +25,12 @@ from portal.assurance.passport_fields import (
     in_part,
 )
 
+# A passport in brief, as the mail that carries it shows it; each of these fields is kept in
+# a column of the portal's own row of the passport (portal.passports.models.Passport) too.
+IN_BRIEF = tuple(
+    FIELDS[name]
+    for name in ("crop_type", "variety", "loading_date", "harvest_year", "haulier_company_name")
+)
 NOT_GIVEN = "Not given"
 BY_HAND = "To complete by hand"
 
@@ -53,6 +62,12 @@ def sheet(passport: records.CropPassport) -> Sheet:
     sections = [Section(part, [_row(f, getattr(passport, f.name)) for f in in_part(part)])
                 for part in PARTS]  # fmt: skip
     return Sheet(sections)
+
+
+def in_brief(passport: object) -> list[Row]:
+    """The IN_BRIEF fields `passport` gives (a record, or the portal's row of one), as shown."""
+    rows = [Row(field.label, field.shown(getattr(passport, field.name))) for field in IN_BRIEF]
+    return [row for row in rows if row.value]
 
 
 def _row(field: PassportField, value: object) -> Row:

@@ -176,11 +176,12 @@ def passport_export(job: Job, credentials: Credentials, progress: Progress) -> R
 
 def _still_theirs(ids: list[int], credentials: Credentials) -> list[Passport]:
     """The passports of these ids whose membership the owner of the credentials is a contact
-    of now, in the order of `ids`."""
+    of now, in the order of `ids`: their columns and who made them, as a mail shows them, but
+    not their whole records."""
     contact_of = [m.membership_guid for m in client().authorisation(credentials).memberships]
     theirs = Passport.objects.filter(pk__in=ids, membership_guid__in=contact_of,
                                      short_code__isnull=False)  # fmt: skip
-    found = theirs.only("short_code").in_bulk()
+    found = theirs.defer("record").select_related("made_by").in_bulk()
     return [found[pk] for pk in ids if pk in found]
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import os
 import threading
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from string import Template
 
@@ -28,6 +28,7 @@ from portal.assurance.passport_fields import (
     PASSPORT_FIELDS,
     TREATMENT_OPTIONS,
     PassportField,
+    day_written,
 )
 from portal.assurance.records import VALID_STATUSES, CropPassport
 from portal.lib.pdf import FolderURLFetcher, ResourceRefused
@@ -39,7 +40,6 @@ STYLESHEET = PACKAGE_DIR / "passport.css"
 _TEMPLATE = Template((PACKAGE_DIR / "passport.html").read_text(encoding="utf-8"))
 _STYLESHEET_LINK = '<link rel="stylesheet" href="passport.css">'
 
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _BLANK = '<div class="v blank"></div>'
 _GRAIN_STORE_ROW = Template(
     "    <tr>\n"
@@ -125,7 +125,7 @@ def _page_html(passport: CropPassport, layout: str) -> str:
         crop_type=_value(p.crop_type),
         variety=_value(p.variety),
         store_or_bin_name=_value(p.store_or_bin_name),
-        loading_date=_value(format_date(p.loading_date)),
+        loading_date=_value(_day(p.loading_date)),
         harvest_year=_value(p.harvest_year),
         haulier_company_name=_value(p.haulier_company_name),
         vehicle_registration=_value(p.vehicle_registration),
@@ -134,30 +134,27 @@ def _page_html(passport: CropPassport, layout: str) -> str:
         certifier_name=_value(p.certifier_name),
         membership_number=_value(p.membership_number),
         status=_status(p.status),
-        expiry_date=_value(format_date(p.expiry_date)),
+        expiry_date=_value(_day(p.expiry_date)),
         enterprises=_value(_enterprises(p.enterprises)),
-        check_date=_value(format_date(p.check_date)),
+        check_date=_value(_day(p.check_date)),
         grain_store_row=_grain_store_row(p),
         option_a=_tick_box(option == "A"),
         option_b=_tick_box(option == "B"),
         option_c=_tick_box(option == "C"),
-        post_harvest_treatment_date=_value(format_date(p.post_harvest_treatment_date)),
+        post_harvest_treatment_date=_value(_day(p.post_harvest_treatment_date)),
         post_harvest_treatment_product=_value(p.post_harvest_treatment_product),
         don_risk_assessment_result=_value(_number(p.don_risk_assessment_result)),
-        don_test_date=_value(format_date(p.don_test_date)),
+        don_test_date=_value(_day(p.don_test_date)),
         don_test_result=_value(p.don_test_result),
-        zon_test_date=_value(format_date(p.zon_test_date)),
+        zon_test_date=_value(_day(p.zon_test_date)),
         zon_test_result=_value(p.zon_test_result),
     )
 
 
-def format_date(value: datetime | None) -> str | None:
-    """A date as printed on the passport, in UTC: `22 Nov 2026`; None stays None."""
-    if value is None:
-        return None
-    if value.tzinfo:
-        value = value.astimezone(UTC)
-    return f"{value.day} {_MONTHS[value.month - 1]} {value.year}"
+def _day(value: datetime | None) -> str | None:
+    """A date as the passport prints it, as every page of the portal writes it (its day in UTC,
+    `22 November 2026`); None stays None."""
+    return None if value is None else day_written(value)
 
 
 def _number(value: float | None) -> str | None:
@@ -238,7 +235,6 @@ __all__ = [
     "PackageURLFetcher",
     "ResourceRefused",
     "display_short_code",
-    "format_date",
     "passport_html",
     "render_passport_pdf",
 ]

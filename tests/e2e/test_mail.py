@@ -45,7 +45,7 @@ def fill_and_send(page: Page, message: str = "") -> None:
     if message:
         page.get_by_label("Message (optional)").fill(message)
     page.get_by_role("button", name="Send by e-mail").click()
-    expect(page.get_by_text(re.compile(f"Sent to {re.escape(HAULIER)} at"))).to_be_visible(
+    expect(page.get_by_text(re.compile(f"Sent to {re.escape(HAULIER)} on"))).to_be_visible(
         timeout=30_000
     )
 

@@ -116,7 +116,7 @@ class TestMemberships:
                 if membership["Status"] == "Suspended":
                     continue
                 day = datetime.fromisoformat(membership["ExpiryDate"]).date()
-                shown = f'certificate {wording} <span class="nowrap">{day:%-d %b %Y}</span>'
+                shown = f'certificate {wording} <span class="nowrap">{day:%-d %B %Y}</span>'
                 assert shown in content, membership["ExpiryDate"]
 
     def test_it_shows_a_lapsed_membership_as_not_valid(self, client, upstream_sandbox):

@@ -129,11 +129,12 @@ def _page(request: HttpRequest, short_code: str, found: records.CropPassport) ->
 
 def _mail(request: HttpRequest, short_code: str) -> dict:
     """Whether the passport can be sent by e-mail, and its mailings so far; only a passport the
-    portal has recorded is sent (one made elsewhere is added to the list first)."""
+    portal has recorded (`recorded`: who made it, when) is sent (one made elsewhere is added to
+    the list first)."""
     recorded = Passport.objects.filter(short_code=short_code).first()
     if recorded is None:
         return {"mailable": False}
-    return {"mailable": True, "mailings": mailing.sent_of(recorded)}
+    return {"mailable": True, "mailings": mailing.sent_of(recorded), "recorded": recorded}
 
 
 def _pdf_fragment(request: HttpRequest, short_code: str, job: Job) -> HttpResponse:

@@ -144,7 +144,7 @@ def test_every_time_in_the_admin_is_in_24_hour_form(upstream_sandbox, mail_serve
             "/admin/auth/user/", f"/admin/auth/user/{grower.pk}/change/",
         ]  # fmt: skip
         shown = {page: text(staff.get(page)) for page in pages}
-    at = f"{afternoon:%-d %b %Y}, 14:30"
+    at = f"{afternoon:%-d %B %Y}, 14:30"
     for page, words in shown.items():
         assert at in words, page
         assert "p.m." not in words and "a.m." not in words, page

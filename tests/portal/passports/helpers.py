@@ -108,8 +108,46 @@ def within_one_window(address: str) -> Iterator[None]:
 
 def text(response) -> str:
     """The page's words, tags removed and spaces folded."""
-    html = re.sub(r"<[^>]+>", " ", response.content.decode())
-    return " ".join(unescape(html).split())
+    return words(response.content.decode())
+
+
+def words(html: str) -> str:
+    """The words of some HTML, tags removed and spaces folded."""
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+HEADER_CELL = re.compile(r"<th(?:\s[^>]*)?>(.*?)</th>", re.S)
+CELL = re.compile(r"<t[hd](?:\s[^>]*)?>(.*?)</t[hd]>", re.S)
+
+
+def table_of(response, css_class: str) -> tuple[list[str], list[dict[str, str]]]:
+    """The page's table of `css_class`: the labels its column headers give, and each row's
+    values by label. A column may hold two fields, one line above the other, its header naming
+    both on two lines (the crop type above the variety): each line is read under its own label,
+    and a column's last label takes the rest of its lines."""
+    table = re.search(rf'<table class="{css_class}[ "].*?</table>', response.content.decode(),
+                      re.S)[0]  # fmt: skip
+    head, body = table.split("</thead>")
+    columns = [_lines(cell) for cell in HEADER_CELL.findall(head)]
+    rows = []
+    for row in re.findall(r"<tr>(.*?)</tr>", body, re.S):
+        values = {}
+        for labels, cell in zip(columns, CELL.findall(row), strict=True):
+            lines = _lines(cell) + [""] * len(labels)
+            values |= dict(zip(labels[:-1], lines, strict=False))
+            values[labels[-1]] = " ".join(lines[len(labels) - 1 :]).strip()
+        rows.append(values)
+    return [label for labels in columns for label in labels], rows
+
+
+def _lines(html: str) -> list[str]:
+    return [words(line) for line in re.split(r"<br\s*/?>", html)]
+
+
+def details_of(response) -> dict[str, str]:
+    """A passport's fields as its page (or its look-up) shows them: each value by its label."""
+    pairs = re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", response.content.decode(), re.S)
+    return {words(label): words(value) for label, value in pairs}
 
 
 def as_sent(record: dict) -> dict[str, str]:

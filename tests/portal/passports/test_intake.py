@@ -7,7 +7,7 @@ import csv
 import io
 import re
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 import time_machine
@@ -19,7 +19,12 @@ from portal.assurance.errors import Unavailable
 from portal.passports import codes, intake, lookup
 from portal.passports.intake import State
 from tests.portal.accounts.helpers import upstream_calls
-from tests.portal.passports.helpers import suspended_after_it_was_made, text, within_one_window
+from tests.portal.passports.helpers import (
+    suspended_after_it_was_made,
+    table_of,
+    text,
+    within_one_window,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -404,6 +409,11 @@ def test_the_table_downloads_as_csv_with_the_same_columns(visitor, upstream_sand
     assert demo["Collection address"].startswith("Hollowfield Farm, Long Lane")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?[+-]\d\d:\d\d", demo["Checked"])
     assert dict(zip(table[0], table[4], strict=True))["Checked"] == ""
+    # Dates in ISO 8601 as the service writes them, for a spreadsheet; the page writes the day.
+    loaded = datetime.fromisoformat(demo["Loading date"])
+    assert demo["Loading date"] == loaded.strftime("%Y-%m-%dT%H:%M:%SZ")
+    _, shown = table_of(page, "checked-table")
+    assert shown[0]["Loading date"] == f"{loaded.day} {loaded:%B %Y}"
 
 
 # --- the service --------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import re
 import pytest
 from django.test import Client
 
+from portal.assurance.passport_fields import FIELDS
 from portal.assurance.records import PassportRequest
 from portal.jobs.models import Job
 from portal.passports.models import Passport
@@ -16,7 +17,13 @@ from portal.passports.tasks import passport_batch
 from tests.demo import HOLLOWFIELD, MARSH_END, OAKHURST, OAKHURST_SITE, WENHAM, WENHAM_SITE
 from tests.jobs import run_queued
 from tests.portal.accounts.helpers import signed_in
-from tests.portal.passports.helpers import no_longer_a_contact, text, within_one_window
+from tests.portal.passports.helpers import (
+    details_of,
+    no_longer_a_contact,
+    table_of,
+    text,
+    within_one_window,
+)
 from tests.portal.passports.made import filled, made_elsewhere, made_with_the_form
 
 pytestmark = pytest.mark.django_db
@@ -41,12 +48,27 @@ def test_it_lists_the_business_passports_newest_first_with_their_details(grower)
     response = grower.get("/passports/")
     assert response.status_code == 200
     assert listed(grower) == [second, first]
-    page = text(response)
-    assert "1–2 of 2 passports" in page
-    for words in ("Hollowfield Farms Ltd Hollowfield Farm", "Barley Laureate",
-                  "21 Aug 2026 harvest 2026", "Stour Valley Haulage", "Made by grower",
-                  "Wenham Grange Partnership"):  # fmt: skip
-        assert words in page, words
+    assert "1–2 of 2 passports" in text(response)
+    _, (beans, barley) = table_of(response, "passports")
+    assert barley["Business name"] == "Hollowfield Farms Ltd"
+    assert barley["Site"] == "Hollowfield Farm"
+    assert (barley["Crop type"], barley["Variety"]) == ("Barley", "Laureate")
+    assert (barley["Loading date"], barley["Harvest year"]) == ("21 August 2026", "2026")
+    assert barley["Haulier company name"] == "Stour Valley Haulage"
+    assert re.fullmatch(r"Made by grower \d{1,2} [A-Z][a-z]+ \d{4}, \d\d:\d\d", barley["Made"])
+    assert (beans["Business name"], beans["Crop type"]) == ("Wenham Grange Partnership", "Beans")
+    assert beans["Haulier company name"] == "—"
+
+
+def test_its_columns_are_headed_by_the_labels_the_passport_prints(grower):
+    code = made_with_the_form(grower)
+    headers, _ = table_of(grower.get("/passports/"), "passports")
+    printed = [FIELDS[name].label for name in ("crop_type", "variety", "loading_date",
+                                               "harvest_year", "haulier_company_name")]  # fmt: skip
+    assert headers == ["Tick to export", FIELDS["short_code"].label,
+                       FIELDS["business_name"].label, "Site", *printed, "Made"]  # fmt: skip
+    on_its_page = details_of(grower.get(f"/passports/{code}/"))
+    assert set([FIELDS["business_name"].label, *printed]) <= set(on_its_page)
 
 
 def test_a_partner_sees_the_business_passports_whoever_made_them_but_no_other_business(

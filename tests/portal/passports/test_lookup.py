@@ -118,8 +118,8 @@ def test_every_detail_the_service_gives_is_shown_with_its_dates_as_given(visitor
         "Crop type Oilseed rape",
         "Variety Campus",
         "Store or bin name Bin 7",
-        # As the service gives it (UTC), not moved into British Summer Time (08:30).
-        "Loading date 21 August 2026, 07:30",
+        # A calendar day, its day as the service gives it (UTC): its time is not written.
+        "Loading date 21 August 2026 Harvest year",
         "Harvest year 2026",
         f"Business name {made.business_name}",
         "Haulier company name Marsh Lane Haulage Ltd",

@@ -8,8 +8,9 @@ from __future__ import annotations
 import io
 import re
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
+import msgspec
 import pypdf
 import pytest
 import time_machine
@@ -26,8 +27,21 @@ from tests.demo import HOLLOWFIELD
 from tests.jobs import run
 from tests.mailserver import MailServer
 from tests.portal.accounts.helpers import sign_in
-from tests.portal.passports.helpers import no_longer_a_contact, suspended, text
-from tests.portal.passports.made import filled, made_with_the_form, wenham_made_here
+from tests.portal.passports.helpers import (
+    details_of,
+    no_longer_a_contact,
+    suspended,
+    table_of,
+    text,
+    words,
+)
+from tests.portal.passports.made import (
+    SOME_OF_THE_LOAD,
+    filled,
+    made_here,
+    made_with_the_form,
+    wenham_made_here,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -107,9 +121,59 @@ def test_a_passport_sent_from_its_page_arrives_with_its_pdf_code_and_look_up_add
     assert qr["Content-ID"] == "<qr-0@passports>"
 
     words = text(grower.get(f"/jobs/{job.pk}/"))
-    assert f"Sent to {HAULIER} at" in words
+    assert f"Sent to {HAULIER} on" in words
     listed = text(grower.get(f"/passports/{code}/"))
     assert f"To {HAULIER}, asked by grower" in listed and "sent at" in listed
+
+
+def sent_and_read(client: Client, code: str, mail_server: MailServer) -> tuple[str, str]:
+    """The passport sent by e-mail as the user sends it, and the mail's plain and HTML bodies
+    as they arrived."""
+    assert sent(client, [code]).status_code == 303
+    assert run(mail_job()).state == Job.State.DONE, mail_job().message
+    [mail] = mail_server.wait_for(1)
+    return mail.body("plain").replace("\r\n", "\n"), mail.body("html")
+
+
+def test_the_mail_shows_the_passport_by_its_printed_labels_and_dates_as_its_page(
+    grower, mail_server: MailServer
+):
+    code = made_with_the_form(grower, haulier_company_name="Stour Valley Haulage")
+    on_its_page = details_of(grower.get(f"/passports/{code}/"))
+    plain, html = sent_and_read(grower, code, mail_server)
+    lines = re.findall(r"^  (.+?): (.+)$", plain, re.M)
+    rows = re.findall(r'<th scope="row"[^>]*>(.*?)</th><td[^>]*>(.*?)</td>', html)
+    in_brief = ["Crop type", "Variety", "Loading date", "Harvest year", "Haulier company name"]
+    for shown in (lines, rows):
+        pairs = [(words(label), words(value)) for label, value in shown]
+        fields = {label: value for label, value in pairs if label in on_its_page}
+        assert list(fields) == in_brief
+        assert fields == {label: on_its_page[label] for label in in_brief}
+    assert on_its_page["Loading date"] == "21 August 2026"
+    assert "  Loading date: 21 August 2026\n" in plain
+
+
+def test_a_passports_loading_date_and_when_it_was_made_read_alike_on_the_list_its_page_and_mail(
+    grower, mail_server: MailServer
+):
+    # Half past eleven at night in UTC is half past midnight the next day in London: a day
+    # written in the wrong time zone would read a day out.
+    late = datetime(2026, 8, 21, 23, 30, tzinfo=UTC)
+    with time_machine.travel(late, tick=True):
+        code = made_here(msgspec.structs.replace(SOME_OF_THE_LOAD, loading_date=late))
+    loaded, made = "21 August 2026", "22 August 2026, 00:30"
+
+    _, rows = table_of(grower.get("/passports/"), "passports")
+    [listed] = [row for row in rows if row["Passport short code"] == code]
+    assert (listed["Loading date"], listed["Made"]) == (loaded, f"Made by grower {made}")
+    page = grower.get(f"/passports/{code}/")
+    assert details_of(page)["Loading date"] == loaded
+    assert f"Made by grower on {made}." in text(page)
+    plain, html = sent_and_read(grower, code, mail_server)
+    assert f"  Loading date: {loaded}\n" in plain
+    assert f"  Made by grower on {made}\n" in plain
+    assert f"Loading date {loaded}" in words(html)
+    assert f"Made by grower on {made}" in words(html)
 
 
 def test_the_form_opens_from_a_passports_page_with_nothing_marked_wrong(grower):

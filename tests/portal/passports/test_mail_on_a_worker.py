@@ -59,4 +59,4 @@ def test_a_mail_server_down_is_tried_again_until_it_is_back_and_the_mail_goes_on
     wait_for(lambda: mail_job().state == Job.State.DONE, "the mail to go", WAIT_SECONDS)
     [mail] = mail_server_down.wait_for(1)
     assert list(mail.attachments()) == [f"passport-{code}.pdf"]
-    assert f"Sent to {mail.recipients[0]} at" in grower.get(f"/jobs/{mail_job().pk}/").text
+    assert f"Sent to {mail.recipients[0]} on" in grower.get(f"/jobs/{mail_job().pk}/").text

@@ -12,7 +12,12 @@ from django.test import Client
 from portal.jobs.models import Job
 from portal.passports.tasks import passport_pdf
 from tests.portal.accounts.helpers import signed_in, upstream_calls
-from tests.portal.passports.helpers import suspended_after_it_was_made, text
+from tests.portal.passports.helpers import (
+    details_of,
+    suspended_after_it_was_made,
+    table_of,
+    text,
+)
 from tests.portal.passports.made import (
     LEFT_EMPTY,
     made_elsewhere,
@@ -54,7 +59,7 @@ def test_the_grower_opens_a_passport_the_portal_made_without_asking_the_service(
         "Grain store longitude 0.9834",
         "Crop type Wheat",
         "Variety Extase",
-        "Loading date 21 August 2026, 07:30",
+        "Loading date 21 August 2026 Harvest year",  # a calendar day: its time is not written
         "Harvest year 2026",
         "Treatment option B: Treated after harvest: date and product below.",
         "Treatment date 10 August 2026",
@@ -67,6 +72,19 @@ def test_the_grower_opens_a_passport_the_portal_made_without_asking_the_service(
     ):
         assert words in page, words
     assert re.search(r"Certificate expiry date \d{1,2} \w+ 20\d\d", page)
+
+
+def test_its_dates_read_as_the_memberships_page_and_the_list_write_them(grower):
+    code = made_here()
+    on_its_page = details_of(grower.get(f"/passports/{code}/"))
+    expiry = on_its_page["Certificate expiry date"]
+    assert re.fullmatch(r"\d{1,2} [A-Z][a-z]+ 20\d\d", expiry)
+    memberships = text(grower.get("/memberships/"))
+    assert f"membership CCSB-204817 Valid certificate expires {expiry}" in memberships
+    listed = grower.get("/passports/")
+    _, rows = table_of(listed, "passports")
+    [row] = [row for row in rows if row["Passport short code"] == code]
+    assert row["Loading date"] == on_its_page["Loading date"] == "21 August 2026"
 
 
 def test_the_sections_come_in_the_passports_order(grower):
