@@ -352,7 +352,7 @@ ADMIN_PATH = "/admin/passports/passport/?crop_type=Wheat"
 LIST_COUNT = re.compile(r"1–50 of [\d,]+ passports that match")
 ADMIN_ROWS = re.compile(r'<td class="field-crop_type">Wheat</td>')
 CONNECTIONS, LOAD_SECONDS, LOAD_ROUNDS = 16, 5, 5
-SCALING_ROUNDS, SCALING_REQUESTS, SCALING_WARMUP = 10, 3, 3
+SCALING_ROUNDS, SCALING_REQUESTS, WARMUP = 10, 3, 4
 ADMIN_RATIO, SCALING_RATIO = 1.0, 1.3
 SMALL, LARGE = 100, 1_000  # passports in an export whose memory is measured
 MEMORY_RATIO = 1.2
@@ -442,9 +442,9 @@ def main() -> None:
 
 def measure_the_list(stack: ExitStack, directory: Path, urls: dict[str, str],
                      settings: dict[str, str]) -> Listed:  # fmt: skip
-    sizes = {"few": FEW, "ten_thousand": LIST_SIZE, "many": MANY}
+    counts = {"few": FEW, "ten_thousand": LIST_SIZE, "many": MANY}
     portals, filled = {}, {}
-    for name, count in sizes.items():
+    for name, count in counts.items():
         portals[count] = signed_in_portal(stack, directory / name, urls[name], settings)
         filled[count] = fill(urls[name], count)
     ten_thousand = portals[LIST_SIZE]
@@ -452,7 +452,7 @@ def measure_the_list(stack: ExitStack, directory: Path, urls: dict[str, str],
                   ADMIN_PATH: ten_thousand.page(ADMIN_PATH, ADMIN_ROWS)}  # fmt: skip
     loads = list_against_admin(ten_thousand, page_sizes)
     times = pages_in_turn({FEW: portals[FEW], MANY: portals[MANY]}, LIST_PATH, LIST_COUNT,
-                          SCALING_ROUNDS, SCALING_REQUESTS, SCALING_WARMUP)  # fmt: skip
+                          SCALING_ROUNDS, SCALING_REQUESTS, WARMUP)  # fmt: skip
     return Listed(loads, page_sizes, times, filled)
 
 
@@ -479,8 +479,9 @@ def list_against_admin(portal: SignedIn, page_sizes: dict[str, int]) -> list[tup
     """wrk on the list and on the admin, in turn, the order swapped every round."""
     url, cookie = portal.url, portal.headers["Cookie"]
     labels = {LIST_PATH: "list, filtered by crop", ADMIN_PATH: "admin, filtered by crop"}
-    for path, least in page_sizes.items():  # untimed: workers warm, connections open
-        wrk(url + path, cookie, "warm-up", CONNECTIONS, 1, least)
+    for path, holding in ((LIST_PATH, LIST_COUNT), (ADMIN_PATH, ADMIN_ROWS)):
+        for _ in range(WARMUP):  # untimed, one at a time: the workers warm
+            portal.page(path, holding)
     loads = []
     for n in range(1, LOAD_ROUNDS + 1):
         paths = [LIST_PATH, ADMIN_PATH] if n % 2 else [ADMIN_PATH, LIST_PATH]
