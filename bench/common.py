@@ -16,8 +16,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -162,6 +163,36 @@ def signed_in_cookie(portal_url: str, username: str = DEMO_USER,
     return "; ".join(f"{name}={value}" for name, value in cookies.items())
 
 
+class SignedIn:
+    """A signed-in user's session on a portal: its address and the cookie a browser sends."""
+
+    def __init__(self, url: str, cookie: str) -> None:
+        self.url = url
+        self.http = loopback_session()
+        self.headers = {"Cookie": cookie}
+
+    def get(self, path: str, **headers: str) -> requests.Response:
+        return self.http.get(self.url + path, headers={**self.headers, **headers},
+                             allow_redirects=False, timeout=REQUEST_TIMEOUT)  # fmt: skip
+
+    def page(self, path: str, holding: re.Pattern) -> int:
+        """The page's size in bytes, once checked to be a 200 holding `holding`."""
+        answer = self.get(path)
+        if answer.status_code != 200 or not holding.search(answer.text):
+            raise RuntimeError(f"{path} answered {answer.status_code}: {answer.text[:600]}")
+        return len(answer.content)
+
+
+def signed_in_portal(stack: ExitStack, directory: Path, database: str,
+                     settings: dict[str, str]) -> SignedIn:  # fmt: skip
+    """A portal in `directory` on `database` (migrated) with `settings`, stopped with `stack`;
+    grower signed in there through the form."""
+    directory.mkdir()
+    portal = servers.start_portal(directory, DATABASE_URL=database, **settings)
+    stack.callback(portal.stop)
+    return SignedIn(portal.url, signed_in_cookie(portal.url))
+
+
 # --- timing ---------------------------------------------------------------------------------------
 
 
@@ -200,6 +231,32 @@ def time_calls(call: Callable[[], object], count: int, warmup: int = 0) -> Timin
         call()
         samples.append((time.perf_counter() - started) * 1000)
     return Timing(tuple(samples))
+
+
+def pages_in_turn[Label](
+    portals: dict[Label, SignedIn],
+    path: str,
+    holding: re.Pattern,
+    rounds: int,
+    per_round: int,
+    warmup: int,
+) -> dict[Label, Timing]:
+    """`path` on each portal, one request at a time, each answer checked to be a 200 holding
+    `holding`: `warmup` untimed on each, then `rounds` rounds of `per_round` on each portal in
+    turn, the order swapped every round. The times by the portals' labels."""
+
+    def answered(portal: SignedIn) -> None:
+        answer = portal.get(path)
+        if answer.status_code != 200 or not holding.search(answer.text):
+            raise RuntimeError(f"{path} answered {answer.status_code}: {answer.text[:600]}")
+
+    for portal in portals.values():  # each portal's workers warm
+        time_calls(partial(answered, portal), 0, warmup=warmup)
+    samples: dict[Label, list[float]] = {label: [] for label in portals}
+    for n in range(rounds):
+        for label in list(portals) if n % 2 == 0 else reversed(list(portals)):
+            samples[label] += time_calls(partial(answered, portals[label]), per_round).samples
+    return {label: Timing(tuple(taken)) for label, taken in samples.items()}
 
 
 # --- the report -----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ class PassportAdmin(ReadOnlyAdmin):
     search_fields = ("short_code", "business_name", "membership_guid")
     list_select_related = ("made_by",)
     date_hierarchy = "created"
+    list_per_page = 50  # as the business's list
 
     @admin.display(description=FIELDS["loading_date"].label, ordering="loading_date")
     def loaded(self, passport: Passport) -> str:

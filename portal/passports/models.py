@@ -9,6 +9,8 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F, Q
+from django.db.models.functions import Upper
 from django.utils import timezone
 
 from portal.assurance import codec, records
@@ -65,8 +67,13 @@ class Passport(models.Model):
         ordering = ["-created", "-batch_position", "-pk"]
         indexes = [
             models.Index(fields=["membership_guid", "-created"]),
-            models.Index(fields=["membership_guid", "crop_type"]),
-        ]
+            # The list filtered by crop in any case, and counted, from the index alone; and the
+            # crops and harvest years its filters offer.
+            models.Index(
+                F("membership_guid"), Upper("crop_type"), F("crop_type"), F("harvest_year"),
+                condition=Q(short_code__isnull=False), name="passport_membership_crop",
+            ),
+        ]  # fmt: skip
 
     def __str__(self) -> str:
         return self.short_code or f"(being made, {self.submission})"

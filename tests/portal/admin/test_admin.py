@@ -5,6 +5,7 @@ Staff are made with `grant_staff` and sign in as everyone does."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from io import StringIO
 
@@ -23,7 +24,7 @@ from tests.mailserver import MailServer
 from tests.portal.accounts.helpers import sign_in, signed_in
 from tests.portal.jobs.conftest import new_job
 from tests.portal.passports.helpers import text
-from tests.portal.passports.made import made_with_the_form
+from tests.portal.passports.made import batch_of_50, made_with_the_form
 from tests.portal.passports.test_mail import mail_form
 
 pytestmark = pytest.mark.django_db
@@ -110,6 +111,16 @@ def test_passports_and_mailings_are_there_to_read_not_to_change(staff, mail_serv
         staff.post(f"/admin/passports/mailing/{mailing.pk}/delete/", {"post": "yes"}).status_code
         == 403
     )
+
+
+def test_the_passports_are_listed_50_a_page_as_the_business_list_is(staff):
+    batch_of_50(staff)
+    made_with_the_form(staff)
+    first, second = (staff.get(f"/admin/passports/passport/?p={n}") for n in (1, 2))
+    rows = [re.findall(r'<th class="field-short_code">', page.content.decode())
+            for page in (first, second)]  # fmt: skip
+    assert [len(found) for found in rows] == [50, 1]
+    assert "51 passports" in text(first)
 
 
 def test_staff_read_users_but_only_a_superuser_changes_rights(staff):

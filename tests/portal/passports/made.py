@@ -1,6 +1,7 @@
 """Passports for the tests: the create form as the grower fills it (`filled`), and passports
-made through it (`made_with_the_form`); passports made at the sandbox by the grower, either
-recorded as the portal's create view records them ("made here") or not ("made elsewhere");."""
+made through it (`made_with_the_form`, `batch_of_50`); passports made at the sandbox by the
+grower, either recorded as the portal's create view records them ("made here") or not ("made
+elsewhere")."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from portal.assurance import records
+from portal.jobs.models import Job
 from portal.passports import codes
 from portal.passports.models import Passport
+from portal.passports.tasks import passport_batch
 from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE, WENHAM, WENHAM_SITE
+from tests.jobs import run_queued
 from tests.portal.passports.helpers import grower_creates
 
 # Section 1 with some of its optional values, and sections 4 and 5 in full.
@@ -97,3 +101,11 @@ def made_with_the_form(client: Client, **fields: str) -> str:
     response = client.post("/passports/new", filled(client, **fields))
     assert response.status_code == 303, response.content.decode()[:2000]
     return response["Location"].split("/")[2]
+
+
+def batch_of_50(client: Client, crop: str = "Wheat") -> None:
+    """50 passports of `crop` made through the create form as a batch, by the signed-in user of
+    `client`, its job run."""
+    form = filled(client, loads="50", crop_type=crop)
+    assert client.post("/passports/new", form).status_code == 303
+    assert run_queued(passport_batch.name).state == Job.State.DONE

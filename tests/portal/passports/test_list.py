@@ -11,11 +11,8 @@ from django.test import Client
 
 from portal.assurance.passport_fields import FIELDS
 from portal.assurance.records import PassportRequest
-from portal.jobs.models import Job
 from portal.passports.models import Passport
-from portal.passports.tasks import passport_batch
 from tests.demo import HOLLOWFIELD, MARSH_END, OAKHURST, OAKHURST_SITE, WENHAM, WENHAM_SITE
-from tests.jobs import run_queued
 from tests.portal.accounts.helpers import signed_in
 from tests.portal.passports.helpers import (
     details_of,
@@ -24,7 +21,7 @@ from tests.portal.passports.helpers import (
     text,
     within_one_window,
 )
-from tests.portal.passports.made import filled, made_elsewhere, made_with_the_form
+from tests.portal.passports.made import batch_of_50, made_elsewhere, made_with_the_form
 
 pytestmark = pytest.mark.django_db
 
@@ -201,8 +198,7 @@ def test_with_no_passports_yet_it_says_what_to_do(grower):
 @pytest.fixture
 def fifty_one(grower) -> list[str]:
     """51 passports of the grower's, made as a batch is, newest first."""
-    assert grower.post("/passports/new", filled(grower, loads="50")).status_code == 303
-    assert run_queued(passport_batch.name).state == Job.State.DONE
+    batch_of_50(grower)
     made_with_the_form(grower)
     return listed(grower) + listed(grower, "?page=2")
 
@@ -227,6 +223,23 @@ def test_a_page_past_the_end_or_malformed_shows_a_page_that_is_there(grower, fif
 def test_the_pages_keep_the_filters(grower, fifty_one):
     html = grower.get("/passports/?crop=Wheat").content.decode()
     assert 'href="?crop=Wheat&amp;page=2"' in html
+
+
+def test_filtered_by_crop_in_any_case_its_pages_count_and_hold_each_match_once(grower):
+    for crop in ("Wheat", "Barley", "wheat", "Barley", "WHEAT"):  # as typed, batch by batch
+        batch_of_50(grower, crop)
+    everyone = [code for n in range(1, 6) for code in listed(grower, f"?page={n}")]
+    pages = [listed(grower, f"?crop=wheat&page={n}") for n in (1, 2, 3)]
+    assert [len(page) for page in pages] == [50, 50, 50]
+    wheat = [code for page in pages for code in page]
+    assert len(set(wheat)) == 150
+    assert wheat == [code for code in everyone if code in wheat]  # newest first, as unfiltered
+    counts = [text(grower.get(f"/passports/?crop=Wheat&page={n}")) for n in (1, 3)]
+    assert "1–50 of 150 passports that match" in counts[0]
+    assert "101–150 of 150 passports that match" in counts[1]
+    barley = listed(grower, "?crop=BARLEY") + listed(grower, "?crop=BARLEY&page=2")
+    assert len(barley) == 100 and not set(barley) & set(wheat)
+    assert "1–50 of 250 passports" in text(grower.get("/passports/"))
 
 
 # --- a passport added by its code -----------------------------------------------------------------
