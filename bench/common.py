@@ -15,7 +15,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -221,6 +221,47 @@ class Timing:
         return min(self.samples)
 
 
+def interleaved(
+    steps: dict[str, Callable[[], object]],
+    rounds: int,
+    warmup: int = 0,
+    before_each_round: Callable[[], object] = lambda: None,
+) -> dict[str, Timing]:
+    """Each step timed once a round, the steps in turn, in the other order every other round
+    (so that none always follows the same one), for `warmup` rounds untimed and then `rounds`,
+    with `before_each_round` called untimed before each: every step sees the machine as it was
+    in that round. Each step's timing, by name."""
+    samples: dict[str, list[float]] = {name: [] for name in steps}
+    for n in range(warmup + rounds):
+        before_each_round()
+        names = list(steps) if n % 2 == 0 else list(reversed(steps))
+        for name in names:
+            timed = time_calls(steps[name], 1)
+            if n >= warmup:
+                samples[name] += timed.samples
+    return {name: Timing(tuple(taken)) for name, taken in samples.items()}
+
+
+@dataclass(frozen=True)
+class Ratios:
+    """A ratio measured round by round (what was measured against its baseline in the same
+    round): the median of the rounds is the figure, their least and most its spread."""
+
+    values: tuple[float, ...]
+
+    @classmethod
+    def of(cls, measured: Sequence[float], baseline: Sequence[float]) -> Ratios:
+        return cls(tuple(m / b for m, b in zip(measured, baseline, strict=True)))
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    def __str__(self) -> str:
+        return (f"median {self.median:.2f}, from {min(self.values):.2f} to "
+                f"{max(self.values):.2f} over {len(self.values)} rounds")  # fmt: skip
+
+
 def time_calls(call: Callable[[], object], count: int, warmup: int = 0) -> Timing:
     """Calls `call` `warmup` times untimed, then `count` times, timing each call."""
     for _ in range(warmup):
@@ -398,6 +439,8 @@ def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_
                f"--header=Cookie: {cookie}", "--header=Connection: close", url]  # fmt: skip
     output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
     requests = int(re.search(r"(\d+) requests in", output)[1])
+    if not requests:
+        raise RuntimeError(f"{label}: no answer in {seconds} s:\n{output}")
     read = re.search(r"requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read", output)
     unit = {"B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30}[read[2]]
     # wrk rounds what it read to two decimals of its unit ("1.49GB"): allow for that rounding
@@ -414,6 +457,36 @@ def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_
 
 def _milliseconds(found: re.Match) -> float:
     return float(found[1]) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[found[2]]
+
+
+WARM_UP_REQUESTS = 5  # of each page, one at a time, before its loads
+
+
+def loads_in_turn(
+    first: tuple[str, str, int],
+    second: tuple[str, str, int],
+    cookie: str,
+    *,
+    connections: int,
+    seconds: int,
+    rounds: int,
+) -> list[tuple[Load, Load]]:
+    """`wrk` against two pages in turn, each (label, URL, least bytes an answer) as `wrk` takes
+    them, for `rounds` rounds, the order swapped every round (so that neither always runs on
+    the machine the other left); after a few requests of each one at a time, untimed, to warm
+    the workers (a second of wrk may end with no answer on a busy machine). Each round's loads,
+    the first page's first."""
+    session = loopback_session()
+    for _, url, _ in (first, second):
+        for _ in range(WARM_UP_REQUESTS):
+            session.get(url, headers={"Cookie": cookie}, timeout=REQUEST_TIMEOUT)
+    found = []
+    for n in range(1, rounds + 1):
+        pair = (first, second) if n % 2 else (second, first)
+        measured = {label: wrk(url, cookie, f"{n}: {label}", connections, seconds, body_bytes)
+                    for label, url, body_bytes in pair}  # fmt: skip
+        found.append((measured[first[0]], measured[second[0]]))
+    return found
 
 
 def print_loads(loads: list[Load]) -> None:

@@ -1,13 +1,18 @@
 """Calls made a few at once: for a job that asks the service for many things (an export's
-PDFs, a batch's passports) within a small bound, PORTAL_JOB_CALLS_AT_ONCE."""
+PDFs, a batch's passports) within a small bound, PORTAL_JOB_CALLS_AT_ONCE; for intake's check
+of many codes, PORTAL_INTAKE_CALLS_AT_ONCE."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from django.db import connections
+
+# Answers that may wait for their turn, for each thread: a slow answer lets the other threads
+# go on, but a very slow one does not let the answers after it pile up without end.
+WAITING_PER_THREAD = 4
 
 
 def in_order[T, R](
@@ -17,25 +22,34 @@ def in_order[T, R](
     keep_asking: Callable[[], bool] = lambda: True,
 ) -> Iterator[tuple[T, Future[R]]]:
     """Each item with the finished future of `ask(item)`, in the items' order. `ask` runs in
-    `bound` threads, at most `bound` items ahead of the one taken; once `keep_asking()` is
-    false no more items are asked for, and those asked already are still given. Stopping
-    early (closing the iterator) cancels what has not started and waits for what has."""
+    `bound` threads, each asking for the next item as soon as it is free, so that an answer
+    slow to come holds up no other; at most WAITING_PER_THREAD times `bound` answers wait to
+    be taken. An item is taken from `items` only when it is asked for. Once `keep_asking()` is
+    false no more items are asked for, and those asked already are still given. Stopping early
+    (closing the iterator) waits for the calls under way."""
     pending = iter(items)
     ask_and_close = closing_connections(ask)
+    most_waiting = bound * WAITING_PER_THREAD
     with ThreadPoolExecutor(bound, "asking") as pool:
-        ahead: deque[tuple[T, Future[R]]] = deque()
+        asked: deque[tuple[T, Future[R]]] = deque()  # in the items' order, not yet given
+        under_way: set[Future[R]] = set()
         try:
             while True:
-                while len(ahead) < bound and keep_asking():
+                # Those answered are given first: what the caller makes of them (a refusal)
+                # may tell it to stop asking before another item is.
+                while asked and asked[0][1].done():
+                    yield asked.popleft()
+                under_way = {answer for answer in under_way if not answer.done()}
+                while len(under_way) < bound and len(asked) < most_waiting and keep_asking():
                     item = next(pending, _NONE)
                     if item is _NONE:
                         break
-                    ahead.append((item, pool.submit(ask_and_close, item)))
-                if not ahead:
+                    answer = pool.submit(ask_and_close, item)
+                    asked.append((item, answer))
+                    under_way.add(answer)
+                if not asked:
                     return
-                item, asked = ahead.popleft()
-                wait([asked])
-                yield item, asked
+                wait(under_way, return_when=FIRST_COMPLETED)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 

@@ -1,9 +1,11 @@
 """Each call to the Assurance service added to its minute's row (portal/operations/models.py),
 as the client reports it (portal.assurance.service.call_reported): one UPDATE, an INSERT the
-first time in a minute. A failure to record is ignored but for one line of the log when
-recording stops and one when it works again: the call itself went on, and an operator wants to
-know that the dashboard misses calls, not a traceback for each call. After a failure, recording
-is tried again RETRY_AFTER later, not on every call."""
+first time in a minute, committed without waiting for the disk (portal.lib.commits: a page that
+asks the service many times, intake's, waited for the disk after every call). A failure to
+record is ignored but for one line of the log when recording stops and one when it works
+again: the call itself went on, and an operator wants to know that the dashboard misses calls,
+not a traceback for each call. After a failure, recording is tried again RETRY_AFTER later, not
+on every call."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from portal.assurance.client import CallReport
+from portal.lib.commits import not_waiting_for_the_disk
 from portal.operations.models import BAND_FIELDS, BANDS_MS, ServiceCalls, ServiceError
 
 log = logging.getLogger(__name__)
@@ -39,7 +42,8 @@ def call_reported(sender: object, report: CallReport, **kwargs: object) -> None:
     if _failed_at is not None and timezone.now() - _failed_at < RETRY_AFTER:
         return
     try:
-        record(report)
+        with not_waiting_for_the_disk():
+            record(report)
     except Exception as error:  # the database out of reach, not migrated, or not to be used here
         if _failed_at is None:
             log.warning("Calls to the service are not being recorded: %s", _reason(error))

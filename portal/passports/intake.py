@@ -1,7 +1,7 @@
 """A day's loads checked at intake (`/p/check`): many short codes at once, each looked up as
-`/p/<code>` looks it up (the same kept verdicts, the same allowance of the client address), a
-few at a time (PORTAL_INTAKE_CALLS_AT_ONCE), and the table of verdicts kept a while for its
-page, its CSV file and its print.
+`/p/<code>` looks it up (the same kept verdicts, the same allowance of the client address,
+counted as each is asked), a few at a time (PORTAL_INTAKE_CALLS_AT_ONCE), and the table of
+verdicts kept a while for its page, its CSV file and its print.
 
 A list is read leniently: one code a line, or several separated by spaces, commas or
 semicolons; any case, with or without the hyphen; a code typed with a space in it, and a
@@ -19,6 +19,7 @@ import re
 import secrets
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -32,6 +33,7 @@ from django.utils import timezone
 from portal.accounts.lookup import LookupAccountMissing, call_as_lookup_account
 from portal.assurance.errors import AssuranceError
 from portal.assurance.passport_fields import FIELDS
+from portal.audit import events as audit
 from portal.lib.bounded import in_order
 from portal.lib.spreadsheets import safe_cell
 from portal.passports import codes, lookup, manifests
@@ -203,39 +205,46 @@ class Check:
         return [row.code for row in self.rows if row.state in again]
 
 
-def within_allowance(
-    request: HttpRequest, short_codes: list[str]
-) -> tuple[list[str], Allowance | None]:
-    """The short codes the client address's allowance lets be checked now, in order, each one
-    counted; and the allowance that refused the next (None if none was refused), after which
-    the rest are neither counted nor checked."""
-    for n in range(len(short_codes)):
+def check(request: HttpRequest, entries: list[Entry]) -> Check | Allowance:
+    """The verdicts on the short codes of `entries`, asked a few at once, each counted against
+    the client address's look-ups as it is asked, until the allowance refuses one: the codes
+    from that one on are listed as not checked, the other entries as what they are. The check
+    is recorded in the audit trail. If the allowance refuses the first code, nothing is checked
+    or recorded: the allowance that refused it."""
+    short_codes = [entry.short_code for entry in entries if entry.short_code]
+    refused: list[Allowance] = []
+    answers = _asked(_counted(request, short_codes, refused)) if short_codes else {}
+    if refused and not answers:
+        return refused[0]
+    now = datetime.now(UTC)
+    rows = tuple(_row(entry, answers, bool(refused), now) for entry in entries)
+    missing = any(isinstance(answer, LookupAccountMissing) for answer in answers.values())
+    audit.record(audit.Kind.INTAKE_CHECK, request, listed=len(entries), checked=len(answers),
+                 codes=[audit.code_hash(short_code) for short_code in answers])  # fmt: skip
+    return Check(rows, now, not_set_up=missing)
+
+
+def _counted(
+    request: HttpRequest, short_codes: list[str], refused: list[Allowance]
+) -> Iterator[str]:
+    """The short codes in order, each counted against the client address's look-ups as it is
+    taken, until the allowance refuses one: that allowance goes into `refused`, and no more are
+    counted."""
+    for short_code in short_codes:
         allowance = lookup.take_a_look_up(request)
         if not allowance.granted:
-            return short_codes[:n], allowance
-    return short_codes, None
-
-
-def check(entries: list[Entry], allowed: list[str]) -> Check:
-    """The verdicts on the `allowed` short codes of `entries` (counted already), asked a few at
-    once; the rest of the entries are listed as what they are."""
-    answers = _asked(allowed)
-    now = datetime.now(UTC)
-    chosen = set(allowed)
-    rows = tuple(_row(entry, entry.short_code in chosen, answers, now) for entry in entries)
-    missing = any(isinstance(answer, LookupAccountMissing) for answer in answers.values())
-    return Check(rows, now, not_set_up=missing)
+            refused.append(allowance)
+            return
+        yield short_code
 
 
 type Answer = Verdict | AssuranceError | None
 NOT_ASKED_IN_TIME = AssuranceError("The service was not asked in time.")
 
 
-def _asked(short_codes: list[str]) -> dict[str, Answer]:
+def _asked(short_codes: Iterator[str]) -> dict[str, Answer]:
     """The service's answer on each short code (None: no such passport), a few at once, in
-    order; a code not asked before ASKING_SECONDS ran out is left out."""
-    if not short_codes:
-        return {}
+    order; a code not taken before ASKING_SECONDS ran out is left out."""
     try:
         # Signed in here rather than in the threads: signing in may use the database.
         call_as_lookup_account(lambda credentials: credentials)
@@ -261,10 +270,10 @@ def _answer(short_code: str) -> Answer:
         connections.close_all()  # this thread's own, had signing in again opened one
 
 
-def _row(entry: Entry, allowed: bool, answers: dict[str, Answer], now: datetime) -> Row:
+def _row(entry: Entry, answers: dict[str, Answer], refused: bool, now: datetime) -> Row:
     if entry.short_code is None:
         row = Row(entry.shown, State.MALFORMED, NOTES[State.MALFORMED])
-    elif not allowed:
+    elif entry.short_code not in answers and refused:
         row = Row(entry.short_code, State.NOT_CHECKED, NOTES[State.NOT_CHECKED])
     else:
         answer = answers.get(entry.short_code, NOT_ASKED_IN_TIME)

@@ -8,6 +8,7 @@ STANDARDS_KEEP_SECONDS) is served with a notice instead of the unavailable page.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import time
 from collections.abc import Callable, Iterator
@@ -94,6 +95,22 @@ def section(
             credentials, scheme_guid, prefix, preview=stage == PREVIEW, sector=sector
         ),
     )
+
+
+def section_and_schemes(
+    credentials: Credentials, stage: str, scheme_guid: str, prefix: str, sector: str
+) -> tuple[Fetched[records.SectionData], Fetched[records.SchemeList] | None]:
+    """The section, and the scheme list its page names the scheme from (as `schemes_if_any`),
+    asked at once: with neither kept, the page waits for the slower answer, not for one after
+    the other."""
+    request_context = contextvars.copy_context()  # its id and its note of the service asked
+
+    def scheme_list(_: None) -> Fetched[records.SchemeList] | None:
+        return request_context.run(schemes_if_any, credentials, stage)
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        listed = pool.submit(closing_connections(scheme_list), None)
+        return section(credentials, stage, scheme_guid, prefix, sector), listed.result()
 
 
 def schemes_if_any(credentials: Credentials, stage: str) -> Fetched[records.SchemeList] | None:

@@ -14,7 +14,6 @@ from django.template.loader import get_template, render_to_string
 from django.utils.safestring import SafeString
 
 from portal.assurance import records
-from portal.assurance.client import Credentials
 from portal.standards import cached
 from portal.standards.addresses import PREVIEW, points_address
 from portal.standards.filters import Choices, Filters
@@ -63,15 +62,15 @@ class Made:
 def section_part(
     request: HttpRequest,
     part: str,
-    credentials: Credentials,
     stage: str,
     scheme_guid: str,
     fetched: cached.Fetched[records.SectionData],
+    schemes: cached.Fetched[records.SchemeList] | None,
 ) -> Made:
     """The page's `part` ("content" or "points") for the request's filters, kept in the shared
-    cache by the section's version, the scheme list's (its name is in the breadcrumbs) and the
-    template's change time: a kept part is used by every user until one of them changes."""
-    schemes = cached.schemes_if_any(credentials, stage)
+    cache by the section's version, the scheme list's (its name is in the breadcrumbs; None if
+    the service could not give it) and the template's change time: a kept part is used by every
+    user until one of them changes."""
     requested = Filters.of(request)
     key = cached.cache_key(
         f"section-{part}", stage, scheme_guid, fetched.version,

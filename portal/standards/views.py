@@ -73,13 +73,15 @@ def section(
     request: HttpRequest, scheme_guid: str, sector: str, prefix: str, stage: str = LIVE
 ) -> HttpResponse:
     credentials = user_credentials(request)
-    fetched = cached.section(credentials, stage, scheme_guid, prefix, sector_of(sector))
+    fetched, schemes = cached.section_and_schemes(
+        credentials, stage, scheme_guid, prefix, sector_of(sector)
+    )
     if wants_fragment(request):
-        made = section_part(request, "points", credentials, stage, scheme_guid, fetched)
+        made = section_part(request, "points", stage, scheme_guid, fetched, schemes)
         # The address shown and shared names only the filters that apply ("?critical=1"), not
         # every field of the form ("?aim=&revision=&critical=1").
         return push_url(HttpResponse(made.html), escape_uri_path(request.path) + made.query)
-    made = section_part(request, "content", credentials, stage, scheme_guid, fetched)
+    made = section_part(request, "content", stage, scheme_guid, fetched, schemes)
     return render(request, "standards/section.html", {"made": made, "fetched": [fetched]})
 
 

@@ -15,7 +15,6 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 from django_permissions_policy.decorators import permissions_policy_override
 
-from portal.audit import events as audit
 from portal.passports import intake, lookup
 from portal.passports.forms import IntakeForm
 
@@ -37,16 +36,11 @@ def check(request: HttpRequest) -> HttpResponse:
     form = IntakeForm(request.POST)
     if not form.is_valid():
         return _page(request, form, status=400)
-    entries = form.cleaned_data["codes"]
-    short_codes = [entry.short_code for entry in entries if entry.short_code]
-    allowed, refusal = intake.within_allowance(request, short_codes)
-    if refusal and not allowed:
-        response = _page(request, form, status=429, refusal=refusal)
-        response["Retry-After"] = str(refusal.seconds)
+    done = intake.check(request, form.cleaned_data["codes"])
+    if isinstance(done, lookup.Allowance):  # it refused the first code: none was checked
+        response = _page(request, form, status=429, refusal=done)
+        response["Retry-After"] = str(done.seconds)
         return response
-    done = intake.check(entries, allowed)
-    audit.record(audit.Kind.INTAKE_CHECK, request, listed=len(entries), checked=len(allowed),
-                 codes=[audit.code_hash(code) for code in allowed])  # fmt: skip
     check_id = intake.keep(done)
     return HttpResponseRedirect(reverse("passports:checked", args=[check_id]), status=303)
 

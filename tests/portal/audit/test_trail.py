@@ -10,6 +10,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
@@ -133,6 +134,28 @@ def test_a_look_up_and_an_intake_check_keep_no_code(client, upstream_sandbox):
     assert checked.detail["codes"][0] == looked_up.detail["code"]  # the same code, the same hash
     written = json.dumps([looked_up.detail, checked.detail])
     assert "7KXM4" not in written and "QHT2W" not in written
+
+
+@pytest.mark.django_db(transaction=True)  # each event in a transaction of its own
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's own setting")
+def test_a_look_up_is_committed_without_waiting_for_the_disk_and_the_rest_waiting(
+    client, upstream_sandbox, monkeypatch
+):
+    committing = []
+    real_create = Event.objects.create
+
+    def create(**fields):
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            committing.append((fields["kind"], cursor.fetchone()[0]))
+        return real_create(**fields)
+
+    monkeypatch.setattr(Event.objects, "create", create)
+    assert client.get("/p/7KXM4-QHT2W").status_code == 200
+    assert client.get("/p/7KXM4-QHT2W").status_code == 200  # the verdict kept: recorded too
+    sign_in(client, "grower")
+    assert committing == [(Kind.LOOK_UP, "off"), (Kind.LOOK_UP, "off"), (Kind.SIGN_IN, "on")]
+    assert [e.kind for e in Event.objects.order_by("pk")] == [kind for kind, _ in committing]
 
 
 def test_the_admin_shows_the_trail_and_changes_none_of_it(upstream_sandbox, db):

@@ -21,12 +21,14 @@ from portal.jobs.models import Job
 from portal.jobs.tasks import sweep
 from portal.operations import health
 from portal.operations.models import ServiceCalls
+from portal.standards import cached
+from portal.standards.addresses import LIVE
 from tests.jobs import run
 from tests.portal.accounts.helpers import replace_view, sign_in, sign_in_from, signed_in
 from tests.portal.jobs.conftest import new_job
 from tests.portal.passports.helpers import text
 from tests.portal.passports.made import made_with_the_form
-from tests.portal.standards.helpers import CROPS
+from tests.portal.standards.helpers import CROPS, STORAGE
 
 pytestmark = pytest.mark.django_db
 
@@ -203,6 +205,15 @@ def test_a_search_whose_sections_were_asked_of_the_service_is_no_hit(staff):
     # The search asks for the sections' content a few at once, from a pool's threads.
     assert staff.get(f"/standards/{CROPS}/search/?q=grain").status_code == 200
     assert staff.get(f"/standards/{CROPS}/search/?q=grain").status_code == 200  # all kept
+    assert shown(staff.get("/staff/"), "Standards cache hit rate") == "33.3%"
+
+
+def test_a_section_page_whose_scheme_list_alone_was_asked_of_the_service_is_no_hit(staff):
+    assert staff.get(STORAGE).status_code == 200  # the section and the scheme list asked
+    cache.delete(cached.cache_key("schemes", LIVE))
+    # The scheme list is asked for at once with the section, from a pool's thread.
+    assert staff.get(STORAGE).status_code == 200
+    assert staff.get(STORAGE).status_code == 200  # both kept
     assert shown(staff.get("/staff/"), "Standards cache hit rate") == "33.3%"
 
 

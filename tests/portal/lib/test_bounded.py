@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from portal.lib.bounded import in_order
+from portal.lib.bounded import WAITING_PER_THREAD, in_order
 
 
 def test_answers_come_in_the_items_order_however_the_calls_end():
@@ -36,17 +36,50 @@ def test_no_more_than_the_bound_are_under_way():
 
 
 def test_once_told_to_stop_it_asks_for_no_more_and_gives_those_asked_already():
-    asked, stop = [], threading.Event()
+    asked, stop, asked_by_the_stop = [], threading.Event(), []
 
     def ask(n: int) -> int:
         asked.append(n)
+        time.sleep(0.01)
         return n
 
     given = []
     for n, _ in in_order(range(100), ask, 4, keep_asking=lambda: not stop.is_set()):
         given.append(n)
-        stop.set()
-    assert given == sorted(asked) and len(asked) == 4  # the first four, asked before the stop
+        if not stop.is_set():
+            stop.set()
+            asked_by_the_stop = list(asked)
+    assert given == sorted(asked) == list(range(len(asked)))
+    assert len(asked) <= len(asked_by_the_stop) + 4  # at most those handed to a thread already
+    assert len(asked) < 100
+
+
+def test_a_slow_answer_holds_up_no_other_call():
+    asked, asked_when_the_first_was_given = [], []
+
+    def first_slow(n: int) -> int:
+        asked.append(n)
+        time.sleep(0.5 if n == 0 else 0.01)
+        return n
+
+    for n, _ in in_order(range(10), first_slow, 3):
+        if n == 0:
+            asked_when_the_first_was_given = sorted(asked)
+    assert asked_when_the_first_was_given == list(range(10))
+
+
+def test_a_slow_answer_lets_only_so_many_wait_behind_it():
+    asked = []
+
+    def first_slow(n: int) -> int:
+        asked.append(n)
+        time.sleep(0.5 if n == 0 else 0.001)
+        return n
+
+    answers = in_order(range(1000), first_slow, 2)
+    first, _ = next(answers)
+    assert first == 0 and len(asked) <= 2 * WAITING_PER_THREAD
+    assert [n for n, _ in answers] == list(range(1, 1000))
 
 
 def test_an_answer_that_failed_is_given_as_its_error():

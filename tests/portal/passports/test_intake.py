@@ -264,6 +264,27 @@ def test_verdicts_are_asked_a_few_at_once(visitor, settings, monkeypatch):
     assert seen == {"calls": 12, "asking": 0, "most": 3}
 
 
+def test_a_code_slow_to_answer_holds_up_none_of_the_others(visitor, settings, monkeypatch):
+    settings.PORTAL_INTAKE_CALLS_AT_ONCE = 2
+    twelve = [codes.normalise(f"ABCDEFGH{a}{b}") for a in "234" for b in "2345"]
+    others_asked = threading.Event()
+    asked = []
+    real = lookup.verdict
+
+    def first_waits_for_the_rest(short_code: str, **options):
+        asked.append(short_code)
+        if short_code == twelve[0]:
+            others_asked.wait(timeout=10)  # the other thread asks for the rest meanwhile
+        elif len(asked) == len(twelve):
+            others_asked.set()
+        return real(short_code, **options)
+
+    monkeypatch.setattr(lookup, "verdict", first_waits_for_the_rest)
+    _, page = check(visitor, "\n".join(twelve))
+    assert others_asked.is_set()
+    assert rows(page) == [(code, "unknown") for code in twelve]
+
+
 def test_the_table_is_kept_to_read_again_without_checking_again(visitor, settings, one_window):
     settings.PORTAL_LOOKUPS_PER_MINUTE = 3
     sent, first = check(visitor, f"{DEMO}\n{UNKNOWN}")
@@ -312,6 +333,16 @@ def test_each_code_checked_counts_against_the_addresss_look_ups(visitor, setting
     # The form holds the codes left, to check them in a minute.
     assert f">{OTHER_UNKNOWN}\nCDEFG-HJKMN</textarea>" in page.content.decode()
     assert row_text(page, OTHER_UNKNOWN).startswith("… Not checked yet The limit of checks")
+
+
+def test_codes_not_asked_in_time_are_not_counted(visitor, settings, one_window, monkeypatch):
+    settings.PORTAL_LOOKUPS_PER_MINUTE = 2
+    monkeypatch.setattr(intake, "ASKING_SECONDS", 0)
+    _, page = check(visitor, f"{DEMO}\n{UNKNOWN}\n{OTHER_UNKNOWN}")
+    assert [state for _, state in rows(page)] == ["unavailable"] * 3
+    monkeypatch.undo()
+    _, page = check(visitor, f"{DEMO}\n{UNKNOWN}\n{OTHER_UNKNOWN}")
+    assert rows(page) == [(DEMO, "valid"), (UNKNOWN, "unknown"), (OTHER_UNKNOWN, "not-checked")]
 
 
 def test_an_address_whose_allowance_is_used_up_is_refused_before_any_is_checked(

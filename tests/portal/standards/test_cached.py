@@ -5,6 +5,7 @@ stands in while the upstream cannot be reached."""
 from __future__ import annotations
 
 import re
+import threading
 import time
 from datetime import timedelta
 
@@ -14,6 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from portal.assurance import service
+from portal.assurance.client import AssuranceClient
 from portal.standards import cached
 from tests.portal.accounts.helpers import sign_in, upstream_calls
 from tests.portal.standards.helpers import (
@@ -174,7 +176,7 @@ def test_pages_refresh_once_the_service_is_back(grower, settings, sandbox):
     time.sleep(1.1)
     with upstream_calls() as calls:
         response = grower.get(STORAGE)
-    assert [(call.operation, call.outcome) for call in calls][:1] == [("section_data", "ok")]
+    assert ("section_data", "ok") in [(call.operation, call.outcome) for call in calls]
     assert CANNOT_BE_REACHED not in response.content.decode()
 
 
@@ -235,6 +237,29 @@ def breadcrumbs(response) -> str:
         re.S,
     )
     return " ".join(crumbs.split())
+
+
+def test_a_cold_page_asks_for_its_section_and_the_scheme_list_at_once(grower, monkeypatch):
+    # Each call waits for the other: they go on only if they are asked together (or the
+    # barrier breaks after its time-out, and the page with it).
+    together = threading.Barrier(2, timeout=10)
+    for operation in ("section_data", "schemes"):
+        monkeypatch.setattr(AssuranceClient, operation, waiting_for(together, operation))
+    with upstream_calls() as calls:
+        response = grower.get(STORAGE)
+    assert response.status_code == 200
+    assert sorted(call.operation for call in calls) == ["schemes", "section_data"]
+    assert shown_references(main(response.content.decode())) == demo_references("crops", "CR.ST")
+
+
+def waiting_for(together: threading.Barrier, operation: str):
+    real = getattr(AssuranceClient, operation)
+
+    def waiting(self, *args, **kwargs):
+        together.wait()
+        return real(self, *args, **kwargs)
+
+    return waiting
 
 
 def test_a_stale_page_of_unchanged_content_is_not_made_again(grower, settings):
