@@ -109,7 +109,7 @@ OPERATIONS = {  # the client's operations, by how often a portal calls them
     "section_data": 30, "authorisation": 20, "sections": 10, "schemes": 8, "login": 10,
     "create_passport": 8, "create_passport_pdf": 8, "passport": 6,
 }  # fmt: skip
-BAND_SHARES = (40, 30, 18, 7, 3, 1.5, 0.4, 0.1)  # of the calls, in models.BANDS_MS's bands
+BAND_SHARES = (40, 30, 18, 7, 3, 1.5, 0.4, 0.1)  # of the calls, in call_bands.BANDS_MS's bands
 ERROR_SHARE = 0.005
 EVENTS_PER_CALL, AUDIT_DAYS = 0.3, 90  # the trail is kept PORTAL_AUDIT_DAYS (365)
 EVENT_SHARES = {  # audit events by kind
@@ -264,7 +264,8 @@ def _service_calls(rng: random.Random, calls: int, now: datetime) -> None:
     operation and by a writer (a thread of a process of a machine), added to that row; each
     failed call's error row too. Written in the order recording makes them, minute by minute,
     so that a day's rows lie together in the table as they would."""
-    from portal.operations.models import BAND_FIELDS, ServiceCalls, ServiceError
+    from portal.operations.call_bands import BAND_FIELDS
+    from portal.operations.models import ServiceCalls, ServiceError
 
     minutes = METRICS_DAYS * 24 * 60
     first = now.replace(second=0, microsecond=0) - timedelta(minutes=minutes - 1)

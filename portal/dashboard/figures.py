@@ -19,7 +19,8 @@ from django.utils import timezone
 from portal.audit.models import Event
 from portal.jobs.models import Job
 from portal.operations import counting, health, heartbeat, periodic
-from portal.operations.models import BAND_FIELDS, BANDS_MS, ServiceCalls, ServiceError
+from portal.operations.call_bands import BAND_FIELDS, BANDS_MS
+from portal.operations.models import ServiceCalls, ServiceError
 
 JOB_WAIT_WARNING = timedelta(minutes=5)
 

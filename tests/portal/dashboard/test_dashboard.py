@@ -16,6 +16,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
+from portal.assurance.client import AssuranceClient, CallReport
+from portal.assurance.service import call_reported
 from portal.audit.models import Event
 from portal.jobs.models import Job
 from portal.jobs.tasks import sweep
@@ -24,6 +26,7 @@ from portal.operations.models import ServiceCalls
 from tests.jobs import run
 from tests.portal.accounts.helpers import replace_view, sign_in, sign_in_from, signed_in
 from tests.portal.jobs.conftest import new_job
+from tests.portal.operations.helpers import parsed, value
 from tests.portal.passports.helpers import text
 from tests.portal.passports.made import made_with_the_form
 from tests.portal.standards.helpers import CROPS
@@ -196,6 +199,47 @@ def test_look_ups_refused_by_their_limit_are_counted(staff, settings):
     page = staff.get("/staff/")
     assert figure(page, "Look-ups") == 1
     assert figure(page, "Look-ups limited") == 2
+
+
+def calls_taking(operation: str, seconds: float) -> None:
+    """A call to the service as the client reports it, to both of its counts."""
+    call_reported.send(sender=AssuranceClient,
+                       report=CallReport(operation, 200, "ok", seconds, 100, 1))  # fmt: skip
+
+
+def test_a_call_falls_in_the_same_band_on_the_dashboard_as_in_metrics(staff):
+    """A call that took just a bucket's bound in /metrics counts in that bucket and not the one
+    before it, and the dashboard shows it in the band of that bound: one set of bands."""
+    calls_taking("bands-probe", 0.001)
+    bucket = "portal_upstream_call_duration_seconds_bucket"
+    bounds = sorted(float(dict(labels)["le"]) for name, labels in scrape()
+                    if name == bucket and dict(labels)["operation"] == "bands-probe")  # fmt: skip
+    assert bounds[-1] == float("inf") and len(bounds) > 2
+    finite = bounds[:-1]
+    for bound in finite:
+        calls_taking(f"at-{bound}", bound)
+    calls_taking("slower", 2 * finite[-1])
+    samples = scrape()
+    page = staff.get("/staff/").content.decode()
+    for n, bound in enumerate(finite):
+        counted = {le: value(samples, bucket, operation=f"at-{bound}", le=str(le))
+                   for le in bounds}  # fmt: skip
+        assert counted[bound] == 1 and (n == 0 or counted[finite[n - 1]] == 0), counted
+        assert shown_band(page, f"at-{bound}") == f"under {round(bound * 1000):,} ms"
+    assert value(samples, bucket, operation="slower", le=str(finite[-1])) == 0
+    assert shown_band(page, "slower") == f"over {round(finite[-1] * 1000):,} ms"
+
+
+def scrape() -> dict:
+    return parsed(Client().get("/metrics").content.decode())
+
+
+def shown_band(page: str, operation: str) -> str:
+    """The median the dashboard's last hour shows for `operation`'s calls."""
+    row = re.search(rf'<th scope="row">{re.escape(operation)}</th><td>\d+</td><td>[^<]*</td>'
+                    r"<td>([^<]+)</td>", page)  # fmt: skip
+    assert row, f"no row for {operation}"
+    return row[1]
 
 
 def test_a_search_whose_sections_were_asked_of_the_service_is_no_hit(staff):
