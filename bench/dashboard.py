@@ -114,8 +114,8 @@ ERROR_SHARE = 0.005
 EVENTS_PER_CALL, AUDIT_DAYS = 0.3, 90  # the trail is kept PORTAL_AUDIT_DAYS (365)
 EVENT_SHARES = {  # audit events by kind
     "sign-in": 12, "sign-out": 5, "sign-in-failed": 3, "lockout-met": 0.2,
-    "passport-created": 30, "pdf-downloaded": 20, "look-up": 22, "intake-check": 3,
-    "mail-sent": 1, "export-requested": 1.9, "export-downloaded": 1.9,
+    "passport-created": 30, "pdf-downloaded": 20, "look-up": 22, "look-up-limited": 0.5,
+    "intake-check": 3, "mail-sent": 1, "export-requested": 1.9, "export-downloaded": 1.9,
 }  # fmt: skip
 BATCH_SHARE = 0.3  # of the passports created, made in batches
 JOBS_PER_CALL, JOB_DAYS = 0.02, 7  # ended jobs are kept PORTAL_JOB_RESULT_DAYS (7)
@@ -309,7 +309,7 @@ def _events(rng: random.Random, count: int, now: datetime, users: list) -> None:
     kinds = rng.choices(list(EVENT_SHARES), list(EVENT_SHARES.values()), k=count)
     events = []
     for kind in kinds:
-        user = None if kind == "look-up" else rng.choice(users)
+        user = None if kind in ("look-up", "look-up-limited") else rng.choice(users)
         detail: dict[str, object] = {}
         if kind in ("passport-created", "pdf-downloaded", "look-up"):
             detail["code"] = f"{rng.getrandbits(128):032x}"
@@ -374,8 +374,7 @@ def _counts(rng: random.Random, calls: int, now: datetime) -> None:
     last = counting.slot_of(now.timestamp())
     requests = round(calls * REQUESTS_PER_CALL * COUNT_DAYS / METRICS_DAYS)
     shares = {counting.OTHER_REQUESTS: 0.6, counting.REQUESTS_FAILED: 0.001,
-              counting.STANDARDS_PAGES: 0.4, counting.STANDARDS_PAGES_ASKED: 0.02,
-              counting.LOOK_UPS_LIMITED: 0.001}  # fmt: skip
+              counting.STANDARDS_PAGES: 0.4, counting.STANDARDS_PAGES_ASKED: 0.02}  # fmt: skip
     for name, share in shares.items():
         by_slot = Counter(last - rng.randrange(slots) for _ in range(round(requests * share)))
         cache.set_many({counting.key_of(name, slot): n for slot, n in by_slot.items()},

@@ -136,4 +136,3 @@ def sign_in_failed(reason: str) -> None:
 def look_up_limited(*, signed_in: bool) -> None:
     """A look-up by short code was refused by the limit of its client address."""
     LOOK_UPS_LIMITED.labels("signed_in" if signed_in else "visitor").inc()
-    counting.count(counting.LOOK_UPS_LIMITED)

@@ -201,6 +201,22 @@ def test_look_ups_refused_by_their_limit_are_counted(staff, settings):
     assert figure(page, "Look-ups limited") == 2
 
 
+def test_sign_ins_through_the_form_show_as_the_audit_trail_holds_them(staff, fresh_lockouts):
+    """The use figures are read from the audit trail: what staff find there (the admin's list
+    of it) is what the dashboard counts, and nothing else counts it beside."""
+    assert sign_in(Client(), "partner").status_code == 302
+    assert sign_in(Client(), "partner").status_code == 302
+    assert sign_in(Client(), "partner", "not-the-password").status_code == 400
+    page = staff.get("/staff/")
+    listed = staff.get("/admin/audit/event/?kind__exact=sign-in").content.decode()
+    assert figure(page, "Sign-ins") == listed.count(">Signed in</td>") == 3  # staff's own too
+    assert figure(page, "Failed sign-ins") == 1
+    people = page.content.decode()
+    assert re.search(r'<th scope="row">partner</th>\s*<td>2</td>', people)
+    cache.clear()  # the cache holds no count of its own: the figures stay
+    assert figure(staff.get("/staff/"), "Sign-ins") == 3
+
+
 def calls_taking(operation: str, seconds: float) -> None:
     """A call to the service as the client reports it, to both of its counts."""
     call_reported.send(sender=AssuranceClient,
