@@ -327,6 +327,11 @@ class AtLeast(Target):
         return f">= {self.limit:.2f} {self.unit}".rstrip()
 
 
+class NoAnswer(RuntimeError):
+    """wrk saw no answer at all in its time: the machine stalled (a busy disk, other work), as a
+    page never does alone."""
+
+
 def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_bytes: int) -> Load:
     """`wrk` against `url` with the session's cookie. Refuses a run with an error, an answer
     that is not a 2xx, or fewer bytes than `body_bytes` an answer: a redirect to sign-in (a 3xx)
@@ -341,6 +346,8 @@ def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_
                f"--header=Cookie: {cookie}", "--header=Connection: close", url]  # fmt: skip
     output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
     requests = int(re.search(r"(\d+) requests in", output)[1])
+    if requests == 0:
+        raise NoAnswer(f"{label}: no answer in {seconds} s (the machine stalled?):\n{output}")
     read = re.search(r"requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read", output)
     unit = {"B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30}[read[2]]
     # wrk rounds what it read to two decimals of its unit ("1.49GB"): allow for that rounding
