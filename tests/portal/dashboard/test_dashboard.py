@@ -217,6 +217,24 @@ def test_sign_ins_through_the_form_show_as_the_audit_trail_holds_them(staff, fre
     assert figure(staff.get("/staff/"), "Sign-ins") == 3
 
 
+def test_use_in_the_last_day_is_counted_to_the_minute_as_the_hours_pass(upstream_sandbox):
+    """The hours that have passed are counted once and kept; the window is still the last day
+    to the minute: an hour partly in it counts only its part."""
+    call_command("grant_staff", "grower", stdout=StringIO())
+    visitor = Client()
+    ten_past = (timezone.now() + timedelta(hours=2)).replace(minute=10, second=0, microsecond=0)
+    with time_machine.travel(ten_past, tick=False) as moment:
+        for _ in range(2):
+            assert visitor.get("/p/7KXM4-QHT2W").status_code == 200
+        moment.shift(timedelta(minutes=50))  # on the hour
+        assert visitor.get("/p/7KXM4-QHT2W").status_code == 200
+        moment.shift(timedelta(minutes=70))  # both hours over
+        assert figure(signed_in("grower").get("/staff/"), "Look-ups") == 3
+        assert figure(signed_in("grower").get("/staff/"), "Look-ups") == 3  # from the hours kept
+        moment.move_to(ten_past + timedelta(days=1, minutes=5))  # the first two a day ago
+        assert figure(signed_in("grower").get("/staff/"), "Look-ups") == 1
+
+
 def calls_taking(operation: str, seconds: float) -> None:
     """A call to the service as the client reports it, to both of its counts."""
     call_reported.send(sender=AssuranceClient,
