@@ -27,7 +27,7 @@ from portal.lib.commits import not_waiting_for_the_disk
 from portal.operations.logs import request_id
 
 Kind = Event.Kind
-NOT_WAITING_FOR_THE_DISK = frozenset({Kind.LOOK_UP})
+NOT_WAITING_FOR_THE_DISK = frozenset({Kind.LOOK_UP, Kind.LOOK_UP_LIMITED})
 
 
 def record(

@@ -35,6 +35,7 @@ class Event(models.Model):
         EXPORT_REQUESTED = "export-requested", "Export requested"
         EXPORT_DOWNLOADED = "export-downloaded", "Export downloaded"
         LOOK_UP = "look-up", "Passport looked up"
+        LOOK_UP_LIMITED = "look-up-limited", "Look-up refused: over the address's limit"
         INTAKE_CHECK = "intake-check", "Loads checked at intake"
         STAFF_RIGHTS = "staff-rights", "Staff rights changed"
 

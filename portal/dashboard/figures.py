@@ -1,25 +1,31 @@
 """The staff dashboard's figures (`/staff/`), from what the portal records as it works: the
 Assurance service's calls by minute (portal/operations/models.py), the jobs, the audit trail
-(portal/audit) and the sessions. Each is an aggregate over a bounded time (the last hour, day,
-two days or 30 days) read through an index: none grows with the records ever made beyond that.
+(portal/audit), the requests counted in the cache (portal/operations/counting.py) and the
+sessions. Each is an aggregate over a bounded time (the last hour, day, two days or 30 days)
+read through an index: none grows with the records ever made beyond that. Those of a day or
+more are counted an hour at a time, the hours that have passed kept in the cache
+(portal/dashboard/hourly.py), so that they do not grow with the portal's use either.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
-from django.core.cache import cache
-from django.db.models import Count, F, Max, Min, Q, Sum
-from django.db.models.functions import TruncDate, TruncHour
+from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
+from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from portal.audit.models import Event
+from portal.dashboard import hourly
 from portal.jobs.models import Job
 from portal.operations import counting, health, heartbeat, periodic
-from portal.operations.models import BAND_FIELDS, BANDS_MS, ServiceCalls, ServiceError
+from portal.operations.call_bands import BAND_FIELDS, BANDS_MS
+from portal.operations.models import ServiceCalls, ServiceError
 
 JOB_WAIT_WARNING = timedelta(minutes=5)
 
@@ -165,46 +171,55 @@ class Operation:
 def operations(since: timedelta) -> list[Operation]:
     """Each operation's calls since `since` ago: how many, errors, median and 95th percentile
     (as the band of time they fall in)."""
-    rows = (
-        ServiceCalls.objects.filter(minute__gte=timezone.now() - since)
-        .values("operation")
-        .annotate(calls_=Sum("calls"), errors_=Sum("errors"), **_band_sums())
-        .order_by("operation")
-    )
+    by_operation: dict[str, Counter] = {}
+    for hour in SERVICE_CALLS.since(timezone.now() - since).values():
+        for operation, sums in hour.items():
+            by_operation.setdefault(operation, Counter()).update(sums)
     return [
-        Operation(
-            row["operation"],
-            row["calls_"],
-            row["errors_"],
-            _quantile(row, 0.5),
-            _quantile(row, 0.95),
-        )
-        for row in rows
+        Operation(name, sums["calls"], sums["errors"], _quantile(sums, 0.5), _quantile(sums, 0.95))
+        for name, sums in sorted(by_operation.items())
     ]
+
+
+SUMMED = ("calls", "errors", *BAND_FIELDS)
+
+
+def _service_calls(start: datetime, end: datetime | None) -> dict[datetime, dict[str, Counter]]:
+    """The calls recorded from `start` to `end`, by hour and operation: their sums."""
+    rows = (
+        _between(ServiceCalls.objects, "minute", start, end)
+        .annotate(hour=TruncHour("minute", tzinfo=UTC))
+        .values("hour", "operation")
+        .annotate(**{f"{name}_": Sum(name) for name in SUMMED})
+    )
+    by_hour: dict[datetime, dict[str, Counter]] = {}
+    for row in rows:
+        sums = Counter({name: row[f"{name}_"] for name in SUMMED})
+        by_hour.setdefault(row["hour"], {})[row["operation"]] = sums
+    return by_hour
+
+
+SERVICE_CALLS = hourly.Kept("service-calls", _service_calls, hours=48, parts=SUMMED)
 
 
 def last_errors(count: int = 10) -> list[ServiceError]:
     return list(ServiceError.objects.all()[:count])
 
 
-def _band_sums() -> dict[str, Sum]:
-    return {f"{name}_": Sum(name) for name in BAND_FIELDS}
-
-
-def _quantile(row: dict, q: float) -> str:
-    bound = _quantile_bound(row, q)
+def _quantile(sums: Counter, q: float) -> str:
+    bound = _quantile_bound(sums, q)
     if not bound:
         return "—"
     return f"under {bound:,} ms" if bound in BANDS_MS else f"over {BANDS_MS[-2]:,} ms"
 
 
-def _quantile_bound(row: dict, q: float) -> int:
+def _quantile_bound(sums: Counter, q: float) -> int:
     """The upper bound in ms of the band the `q` quantile falls in (twice the last bound for the
     slowest band); 0 with no calls."""
-    total = sum(row[f"{name}_"] or 0 for name in BAND_FIELDS)
+    total = sum(sums[name] for name in BAND_FIELDS)
     seen = 0
     for bound, name in zip(BANDS_MS, BAND_FIELDS, strict=True):
-        seen += row[f"{name}_"] or 0
+        seen += sums[name]
         if total and seen >= q * total:
             return bound or 2 * BANDS_MS[-2]
     return 0
@@ -220,34 +235,57 @@ class Figure:
     note: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A figure of "Use" that counts the audit trail's events matching `events`."""
+
+    label: str
+    events: Q
+    note: str = ""
+
+
 USE = (
-    ("Sign-ins", Q(kind=Event.Kind.SIGN_IN)),
-    ("Failed sign-ins", Q(kind=Event.Kind.SIGN_IN_FAILED)),
-    ("Lockouts met", Q(kind=Event.Kind.LOCKOUT_MET)),
-    ("Look-ups", Q(kind=Event.Kind.LOOK_UP)),
-    ("Intake checks", Q(kind=Event.Kind.INTAKE_CHECK)),
-    (
-        "Passports made one at a time",
-        Q(kind=Event.Kind.PASSPORT_CREATED) & ~Q(detail__has_key="batch"),
-    ),
-    ("Passports made in batches", Q(kind=Event.Kind.PASSPORT_CREATED, detail__has_key="batch")),
-    ("PDFs downloaded", Q(kind=Event.Kind.PDF_DOWNLOADED)),
-    ("Mails sent", Q(kind=Event.Kind.MAIL_SENT)),
-    ("Exports", Q(kind=Event.Kind.EXPORT_REQUESTED)),
-)
+    Counted("Sign-ins", Q(kind=Event.Kind.SIGN_IN)),
+    Counted("Failed sign-ins", Q(kind=Event.Kind.SIGN_IN_FAILED)),
+    Counted("Lockouts met", Q(kind=Event.Kind.LOCKOUT_MET)),
+    Counted("Look-ups", Q(kind=Event.Kind.LOOK_UP)),
+    Counted("Look-ups limited", Q(kind=Event.Kind.LOOK_UP_LIMITED),
+            "refused by the limit of their address"),
+    Counted("Intake checks", Q(kind=Event.Kind.INTAKE_CHECK)),
+    Counted("Passports made one at a time",
+            Q(kind=Event.Kind.PASSPORT_CREATED) & ~Q(detail__has_key="batch")),
+    Counted("Passports made in batches",
+            Q(kind=Event.Kind.PASSPORT_CREATED, detail__has_key="batch")),
+    Counted("PDFs downloaded", Q(kind=Event.Kind.PDF_DOWNLOADED)),
+    Counted("Mails sent", Q(kind=Event.Kind.MAIL_SENT)),
+    Counted("Exports", Q(kind=Event.Kind.EXPORT_REQUESTED)),
+)  # fmt: skip
 
 
 def use(since: timedelta) -> list[Figure]:
-    """What was done since `since` ago, from the audit trail (one query), and the sessions
-    active now."""
-    counts = Event.objects.filter(at__gte=timezone.now() - since).aggregate(
-        **{f"use_{n}": Count("pk", filter=condition) for n, (_, condition) in enumerate(USE)}
-    )
-    figures = [Figure(label, counts[f"use_{n}"]) for n, (label, _) in enumerate(USE)]
-    limited = counting.total(counting.LOOK_UPS_LIMITED, since)
+    """What was done since `since` ago, from the audit trail; the standards cache's hit rate,
+    and the sessions active now."""
+    counts = Counter()
+    for hour in USE_COUNTED.since(timezone.now() - since).values():
+        counts.update(hour)
+    figures = [Figure(c.label, counts[c.label], c.note) for c in USE]
     active = Session.objects.filter(expire_date__gt=timezone.now()).count()
-    return [*figures, Figure("Look-ups limited", limited, "refused by the limit of their address"),
-            _standards_cache(since), Figure("Active sessions", active, "now")]  # fmt: skip
+    return [*figures, _standards_cache(since), Figure("Active sessions", active, "now")]
+
+
+def _use(start: datetime, end: datetime | None) -> dict[datetime, Counter]:
+    """The events of each figure of USE from `start` to `end`, by hour: one query."""
+    rows = (
+        _between(Event.objects, "at", start, end)
+        .annotate(hour=TruncHour("at", tzinfo=UTC))
+        .values("hour")
+        .annotate(**{f"use_{n}": Count("pk", filter=c.events) for n, c in enumerate(USE)})
+    )
+    return {row["hour"]: Counter({c.label: row[f"use_{n}"] for n, c in enumerate(USE)})
+            for row in rows}  # fmt: skip
+
+
+USE_COUNTED = hourly.Kept("use", _use, hours=24, parts=(f"{c.label}: {c.events}" for c in USE))
 
 
 def _standards_cache(since: timedelta) -> Figure:
@@ -275,18 +313,39 @@ class Person:
 
 def people(since: timedelta, most: int = 50) -> list[Person]:
     """Those who signed in since `since` ago, the latest first, at most `most`."""
-    rows = (
-        Event.objects.filter(kind=Event.Kind.SIGN_IN, at__gte=timezone.now() - since,
-                             user__isnull=False)
-        .values("user_id", "user__username", "user__is_staff")
-        .annotate(sign_ins=Count("pk"), last=Max("at"))
-        .order_by("-last")[:most]
-    )  # fmt: skip
+    signed_in: dict[int, tuple[int, datetime]] = {}
+    for hour in SIGN_INS.since(timezone.now() - since).values():
+        for user_id, (count, last) in hour.items():
+            before, latest = signed_in.get(user_id, (0, last))
+            signed_in[user_id] = (before + count, max(latest, last))
+    latest = sorted(signed_in, key=lambda user_id: signed_in[user_id][1], reverse=True)[:most]
+    users = get_user_model().objects.in_bulk(latest)
     return [
-        Person(row["user_id"], row["user__username"], row["sign_ins"], row["last"],
-               row["user__is_staff"])
-        for row in rows
+        Person(user_id, users[user_id].get_username(), *signed_in[user_id],
+               users[user_id].is_staff)
+        for user_id in latest
+        if user_id in users
     ]  # fmt: skip
+
+
+def _sign_ins(
+    start: datetime, end: datetime | None
+) -> dict[datetime, dict[int, tuple[int, datetime]]]:
+    """Each user's sign-ins from `start` to `end`, by hour: how many, and the last."""
+    rows = (
+        _between(Event.objects.filter(kind=Event.Kind.SIGN_IN, user__isnull=False), "at",
+                 start, end)
+        .annotate(hour=TruncHour("at", tzinfo=UTC))
+        .values("hour", "user_id")
+        .annotate(sign_ins=Count("pk"), last=Max("at"))
+    )  # fmt: skip
+    by_hour: dict[datetime, dict[int, tuple[int, datetime]]] = {}
+    for row in rows:
+        by_hour.setdefault(row["hour"], {})[row["user_id"]] = (row["sign_ins"], row["last"])
+    return by_hour
+
+
+SIGN_INS = hourly.Kept("sign-ins-by-user", _sign_ins, hours=24)
 
 
 # --- jobs ----------------------------------------------------------------------------------------
@@ -327,9 +386,11 @@ def jobs(since: timedelta) -> list[JobCounts]:
 class Bar:
     label: str
     value: int
-    x: float
-    y: float
-    height: float
+    # Where the SVG draws it, as written there (one decimal): formatted once here rather than
+    # by a filter for each number of each of the page's 170-odd bars.
+    x: str
+    y: str
+    height: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,7 +401,7 @@ class Chart:
     description: str
     bars: list[Bar]
     largest: int
-    bar_width: float
+    bar_width: str  # as Bar's numbers
     unit: str = ""  # after the numbers said, as " ms"
 
     WIDTH, HEIGHT = 600, 160
@@ -352,69 +413,51 @@ def bar_chart(title: str, description: str, values: list[tuple[str, int]], unit:
     bars = []
     for position, (label, value) in enumerate(values):
         height = (value / largest) * (Chart.HEIGHT - 10) if largest else 0
-        bars.append(Bar(label, value, position * width, Chart.HEIGHT - height, height))
-    return Chart(title, description, bars, largest, max(1.0, width - 2), unit)
+        bars.append(Bar(label, value, f"{position * width:.1f}", f"{Chart.HEIGHT - height:.1f}",
+                        f"{height:.1f}"))  # fmt: skip
+    return Chart(title, description, bars, largest, f"{max(1.0, width - 2):.1f}", unit)
 
 
 def passports_a_day(days: int = 30) -> Chart:
     today = timezone.localdate()
     first = today - timedelta(days=days - 1)
-    by_day = _passports_made_on_past_days(first, today) | _passports_made_on(today, today)
+    start = timezone.make_aware(datetime.combine(first, datetime.min.time()))
+    by_day = Counter()
+    for hour, made in PASSPORTS_MADE.since(start).items():
+        by_day[timezone.localtime(hour).date()] += made
     values = [(f"{first + timedelta(days=n):%d %b}", by_day.get(first + timedelta(days=n), 0))
               for n in range(days)]  # fmt: skip
     return bar_chart("Passports made a day", f"Passports made each day of the last {days} days.",
                      values)  # fmt: skip
 
 
-def _passports_made_on_past_days(first: date, today: date) -> dict[date, int]:
-    """The passports made each day from `first` to yesterday. A past day's count is final, so
-    it is kept in the cache (two days beyond its place in the chart): the events of the past
-    days are counted once, then only today's."""
-    days = [first + timedelta(days=n) for n in range((today - first).days)]
-    keys = {day: f"dashboard:passports-made:{day.isoformat()}" for day in days}
-    kept = cache.get_many(list(keys.values()))
-    missing = [day for day in days if keys[day] not in kept]
-    if missing:
-        counted = _passports_made_on(missing[0], missing[-1])
-        cache.set_many({keys[day]: counted.get(day, 0) for day in missing},
-                       (len(days) + 2) * 24 * 3600)  # fmt: skip
-        kept |= {keys[day]: counted.get(day, 0) for day in missing}
-    return {day: kept[keys[day]] for day in days}
-
-
-def _passports_made_on(first: date, last: date) -> dict[date, int]:
-    """The passports made each day from `first` to `last`, from the audit trail. From the first
-    day's start as a moment, not `at__date`: the index on (kind, at) then reads those days'
-    events only."""
-    start = timezone.make_aware(datetime.combine(first, datetime.min.time()))
-    end = timezone.make_aware(datetime.combine(last + timedelta(days=1), datetime.min.time()))
+def _passports(start: datetime, end: datetime | None) -> dict[datetime, int]:
+    """The passports made from `start` to `end`, by hour, from the audit trail."""
     made = (
-        Event.objects.filter(kind=Event.Kind.PASSPORT_CREATED, at__gte=start, at__lt=end)
-        .annotate(day=TruncDate("at"))
-        .values("day")
+        _between(Event.objects.filter(kind=Event.Kind.PASSPORT_CREATED), "at", start, end)
+        .annotate(hour=TruncHour("at", tzinfo=UTC))
+        .values("hour")
         .annotate(count=Count("pk"))
     )
-    return {row["day"]: row["count"] for row in made}
+    return {row["hour"]: row["count"] for row in made}
+
+
+PASSPORTS_MADE = hourly.Kept("passports-made", _passports, hours=31 * 24)
 
 
 def service_by_hour(hours: int = 48) -> tuple[Chart, Chart, Chart]:
     """The service's calls, their time (the 95th percentile's band) and its errors by hour over
     the last `hours`."""
     start = timezone.now().replace(minute=0, second=0, microsecond=0) - timedelta(hours=hours - 1)
-    rows = (
-        ServiceCalls.objects.filter(minute__gte=start)
-        .annotate(hour=TruncHour("minute"))
-        .values("hour")
-        .annotate(calls_=Sum("calls"), errors_=Sum("errors"), **_band_sums())
-    )
-    found = {timezone.localtime(row["hour"]): row for row in rows}
-    slots = [
-        (f"{slot:%d %b %H:00}", found.get(slot) or {})
-        for slot in (timezone.localtime(start + timedelta(hours=n)) for n in range(hours))
-    ]
-    calls = [(label, row.get("calls_") or 0) for label, row in slots]
-    p95 = [(label, _quantile_bound(row, 0.95) if row else 0) for label, row in slots]
-    errors = [(label, row.get("errors_") or 0) for label, row in slots]
+    found = SERVICE_CALLS.since(start)
+    slots = []
+    for n in range(hours):
+        slot = start + timedelta(hours=n)
+        sums = sum(found.get(slot, {}).values(), Counter())
+        slots.append((f"{timezone.localtime(slot):%d %b %H:00}", sums))
+    calls = [(label, sums["calls"]) for label, sums in slots]
+    p95 = [(label, _quantile_bound(sums, 0.95)) for label, sums in slots]
+    errors = [(label, sums["errors"]) for label, sums in slots]
     return (
         bar_chart("Calls to the service by hour", f"Calls each hour over the last {hours} hours.",
                   calls),
@@ -424,6 +467,12 @@ def service_by_hour(hours: int = 48) -> tuple[Chart, Chart, Chart]:
         bar_chart("Errors by hour", f"Failed calls each hour over the last {hours} hours.",
                   errors),
     )  # fmt: skip
+
+
+def _between(records: QuerySet, field: str, start: datetime, end: datetime | None) -> QuerySet:
+    """The records whose `field` is from `start` to before `end` (None: to any time)."""
+    records = records.filter(**{f"{field}__gte": start})
+    return records if end is None else records.filter(**{f"{field}__lt": end})
 
 
 def _duration(span: timedelta) -> str:

@@ -1,10 +1,13 @@
 """What the portal counts by five minutes for the staff dashboard, in the shared cache: requests
 answered (the standards' pages apart, and those of them that asked the service for what the
-cache did not hold: the cache's hit rate) and those the portal failed, look-ups refused by their
-limit. A request is one increment, two when it missed the cache or failed (a round trip to Redis
-each), of its five minutes' key, kept two days; the dashboard adds up an hour's or a day's
-keys, read at once (at most 289 a name), so that neither grows with the requests ever made. A
-count that cannot be made (the cache out of reach) is lost and logged: the request goes on.
+cache did not hold: the cache's hit rate) and those the portal failed. No other store holds
+these for the whole deployment over an hour or a day: Prometheus' counts of requests are each
+instance's since it started, and the audit trail records what people did, not every request
+(docs/operations.md, Where each figure comes from). A request is one increment, two when it
+missed the cache or failed (a round trip to Redis each), of its five minutes' key, kept two
+days; the dashboard adds up an hour's or a day's keys, read at once (at most 289 a name), so
+that neither grows with the requests ever made. A count that cannot be made (the cache out of
+reach) is lost and logged: the request goes on.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ OTHER_REQUESTS = "requests"  # every request answered but the standards' pages
 STANDARDS_PAGES = "standards-pages"
 STANDARDS_PAGES_ASKED = "standards-pages-asked"  # that asked the service: not from the cache
 REQUESTS_FAILED = "requests-failed"
-LOOK_UPS_LIMITED = "look-ups-limited"
 
 KEEP_SECONDS = 2 * 24 * 3600
 SLOT_SECONDS = 5 * 60

@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from portal.assurance.client import CallReport
-from portal.operations import counting, processes
+from portal.operations import call_bands, counting, processes
 
 # Before any metric is made: in a Celery worker's main process, so that its pool's processes
 # inherit it (gunicorn's master has installed it for its workers already).
@@ -54,7 +54,7 @@ UPSTREAM_SECONDS = Histogram(
     "portal_upstream_call_duration_seconds",
     "Time a call to the Assurance service took, retries included, by operation.",
     ["operation"],
-    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+    buckets=call_bands.BUCKETS_SECONDS,  # the dashboard's bands too
     registry=REGISTRY,
 )
 SIGN_IN_FAILURES = Counter(
@@ -136,4 +136,3 @@ def sign_in_failed(reason: str) -> None:
 def look_up_limited(*, signed_in: bool) -> None:
     """A look-up by short code was refused by the limit of its client address."""
     LOOK_UPS_LIMITED.labels("signed_in" if signed_in else "visitor").inc()
-    counting.count(counting.LOOK_UPS_LIMITED)

@@ -7,16 +7,13 @@ from __future__ import annotations
 
 from django.db import models
 
-# The upper bounds of the bands of time a call took, in milliseconds (the last: any longer).
-BANDS_MS = (50, 100, 250, 500, 1000, 2500, 5000, None)
-BAND_FIELDS = tuple(f"under_{bound}" if bound else "slower" for bound in BANDS_MS)
-
 
 class ServiceCalls(models.Model):
     """The calls of one minute, of one operation, made by one writer (a thread of a process):
     no two writers ever wait on one row, and the dashboard adds them up. Once an hour is two
     hours old, the sweep folds its rows into one an operation (`minute` the hour's start, the
-    writer "hourly": recording.fold)."""
+    writer "hourly": recording.fold). A column for each band of time a call took, as
+    portal/operations/call_bands.py names them (at most 50 ms, ..., slower)."""
 
     minute = models.DateTimeField()
     operation = models.CharField(max_length=40)

@@ -23,7 +23,8 @@ from django.utils import timezone
 
 from portal.assurance.client import CallReport
 from portal.lib.commits import not_waiting_for_the_disk
-from portal.operations.models import BAND_FIELDS, BANDS_MS, ServiceCalls, ServiceError
+from portal.operations.call_bands import BAND_FIELDS, band_of
+from portal.operations.models import ServiceCalls, ServiceError
 
 log = logging.getLogger(__name__)
 ERRORS_KEPT = 200  # the last errors kept, beside the counts
@@ -64,7 +65,7 @@ def record(report: CallReport) -> None:
     now = timezone.now()
     minute = now.replace(second=0, microsecond=0)
     failed = _failed(report)
-    band = _band(report.duration)
+    band = band_of(report.duration)
     counted = {"calls": F("calls") + 1, "errors": F("errors") + int(failed), band: F(band) + 1}
     mine = {"minute": minute, "operation": report.operation, "writer": _writer()}
     row = ServiceCalls.objects.filter(**mine)
@@ -89,14 +90,6 @@ def _writer() -> str:
     """This thread of this process: its rows are its own, so that a writer never waits on a
     row another holds (a request's transaction, a job's calls made a few at once)."""
     return f"{socket.gethostname()[:20]}:{os.getpid()}:{threading.get_ident() % 100_000}"
-
-
-def _band(seconds: float) -> str:
-    milliseconds = seconds * 1000
-    for bound, name in zip(BANDS_MS, BAND_FIELDS, strict=True):
-        if bound is None or milliseconds < bound:
-            return name
-    return BAND_FIELDS[-1]
 
 
 # The writer of a row holding a whole hour's calls of an operation, folded by the sweep from the

@@ -27,6 +27,7 @@ from portal.accounts.lookup import call_as_lookup_account
 from portal.assurance import records
 from portal.assurance.errors import NotFound, StatusNotValid
 from portal.assurance.service import client
+from portal.audit import events as audit
 from portal.lib.client_address import client_address
 from portal.operations import metrics
 from portal.passports.sheet import sheet
@@ -141,13 +142,20 @@ def _allowance(request: HttpRequest, *, increment: bool) -> Allowance:
         return Allowance(granted=True, left=limit, limit=limit, seconds=60)
     limit = usage["limit"]
     if increment and usage["should_limit"]:
-        metrics.look_up_limited(signed_in=request.user.is_authenticated)
+        _refused(request)
     return Allowance(
         granted=not usage["should_limit"],
         left=max(0, limit - usage["count"]),
         limit=limit,
         seconds=max(1, usage["time_left"]),
     )
+
+
+def _refused(request: HttpRequest) -> None:
+    """A look-up refused by the limit: in the audit trail (who, from where: the staff
+    dashboard's count) and counted for Prometheus' alerts as it happens."""
+    audit.record(audit.Kind.LOOK_UP_LIMITED, request)
+    metrics.look_up_limited(signed_in=request.user.is_authenticated)
 
 
 def _address(group: str, request: HttpRequest) -> str:

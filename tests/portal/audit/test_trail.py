@@ -18,6 +18,7 @@ from portal.audit.models import AppendOnly, Event
 from portal.jobs.models import Job
 from tests.jobs import run, run_queued
 from tests.portal.accounts.helpers import sign_in, sign_in_from
+from tests.portal.passports.helpers import within_one_window
 from tests.portal.passports.made import filled, made_with_the_form
 from tests.portal.passports.test_mail import mail_form
 
@@ -156,6 +157,20 @@ def test_a_look_up_is_committed_without_waiting_for_the_disk_and_the_rest_waitin
     sign_in(client, "grower")
     assert committing == [(Kind.LOOK_UP, "off"), (Kind.LOOK_UP, "off"), (Kind.SIGN_IN, "on")]
     assert [e.kind for e in Event.objects.order_by("pk")] == [kind for kind, _ in committing]
+
+
+def test_a_look_up_refused_by_the_limit_is_recorded_with_its_address(
+    upstream_sandbox, settings, client_address
+):
+    settings.PORTAL_LOOKUPS_PER_MINUTE = 1
+    settings.PORTAL_TRUSTED_PROXIES = ["127.0.0.1"]
+    visitor = Client(headers={"X-Forwarded-For": client_address})
+    with within_one_window(client_address):
+        assert visitor.get("/p/7KXM4-QHT2W").status_code == 200
+        assert visitor.get("/p/7KXM4-QHT2W").status_code == 429
+    refused = the_one(Kind.LOOK_UP_LIMITED)
+    assert (refused.user, refused.client_address) == (None, client_address)
+    assert refused.detail == {}  # no code, not even hashed
 
 
 def test_the_admin_shows_the_trail_and_changes_none_of_it(upstream_sandbox, db):

@@ -16,6 +16,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
+from portal.assurance.client import AssuranceClient, CallReport
+from portal.assurance.service import call_reported
 from portal.audit.models import Event
 from portal.jobs.models import Job
 from portal.jobs.tasks import sweep
@@ -26,6 +28,7 @@ from portal.standards.addresses import LIVE
 from tests.jobs import run
 from tests.portal.accounts.helpers import replace_view, sign_in, sign_in_from, signed_in
 from tests.portal.jobs.conftest import new_job
+from tests.portal.operations.helpers import parsed, value
 from tests.portal.passports.helpers import text
 from tests.portal.passports.made import made_with_the_form
 from tests.portal.standards.helpers import CROPS, STORAGE
@@ -198,6 +201,81 @@ def test_look_ups_refused_by_their_limit_are_counted(staff, settings):
     page = staff.get("/staff/")
     assert figure(page, "Look-ups") == 1
     assert figure(page, "Look-ups limited") == 2
+
+
+def test_sign_ins_through_the_form_show_as_the_audit_trail_holds_them(staff, fresh_lockouts):
+    """The use figures are read from the audit trail: what staff find there (the admin's list
+    of it) is what the dashboard counts, and nothing else counts it beside."""
+    assert sign_in(Client(), "partner").status_code == 302
+    assert sign_in(Client(), "partner").status_code == 302
+    assert sign_in(Client(), "partner", "not-the-password").status_code == 400
+    page = staff.get("/staff/")
+    listed = staff.get("/admin/audit/event/?kind__exact=sign-in").content.decode()
+    assert figure(page, "Sign-ins") == listed.count(">Signed in</td>") == 3  # staff's own too
+    assert figure(page, "Failed sign-ins") == 1
+    people = page.content.decode()
+    assert re.search(r'<th scope="row">partner</th>\s*<td>2</td>', people)
+    cache.clear()  # the cache holds no count of its own: the figures stay
+    assert figure(staff.get("/staff/"), "Sign-ins") == 3
+
+
+def test_use_in_the_last_day_is_counted_to_the_minute_as_the_hours_pass(upstream_sandbox):
+    """The hours that have passed are counted once and kept; the window is still the last day
+    to the minute: an hour partly in it counts only its part."""
+    call_command("grant_staff", "grower", stdout=StringIO())
+    visitor = Client()
+    ten_past = (timezone.now() + timedelta(hours=2)).replace(minute=10, second=0, microsecond=0)
+    with time_machine.travel(ten_past, tick=False) as moment:
+        for _ in range(2):
+            assert visitor.get("/p/7KXM4-QHT2W").status_code == 200
+        moment.shift(timedelta(minutes=50))  # on the hour
+        assert visitor.get("/p/7KXM4-QHT2W").status_code == 200
+        moment.shift(timedelta(minutes=70))  # both hours over
+        assert figure(signed_in("grower").get("/staff/"), "Look-ups") == 3
+        assert figure(signed_in("grower").get("/staff/"), "Look-ups") == 3  # from the hours kept
+        moment.move_to(ten_past + timedelta(days=1, minutes=5))  # the first two a day ago
+        assert figure(signed_in("grower").get("/staff/"), "Look-ups") == 1
+
+
+def calls_taking(operation: str, seconds: float) -> None:
+    """A call to the service as the client reports it, to both of its counts."""
+    call_reported.send(sender=AssuranceClient,
+                       report=CallReport(operation, 200, "ok", seconds, 100, 1))  # fmt: skip
+
+
+def test_a_call_falls_in_the_same_band_on_the_dashboard_as_in_metrics(staff):
+    """A call that took just a bucket's bound in /metrics counts in that bucket and not the one
+    before it, and the dashboard shows it in the band of that bound: one set of bands."""
+    calls_taking("bands-probe", 0.001)
+    bucket = "portal_upstream_call_duration_seconds_bucket"
+    bounds = sorted(float(dict(labels)["le"]) for name, labels in scrape()
+                    if name == bucket and dict(labels)["operation"] == "bands-probe")  # fmt: skip
+    assert bounds[-1] == float("inf") and len(bounds) > 2
+    finite = bounds[:-1]
+    for bound in finite:
+        calls_taking(f"at-{bound}", bound)
+    calls_taking("slower", 2 * finite[-1])
+    samples = scrape()
+    page = staff.get("/staff/").content.decode()
+    for n, bound in enumerate(finite):
+        counted = {le: value(samples, bucket, operation=f"at-{bound}", le=str(le))
+                   for le in bounds}  # fmt: skip
+        assert counted[bound] == 1 and (n == 0 or counted[finite[n - 1]] == 0), counted
+        assert shown_band(page, f"at-{bound}") == f"under {round(bound * 1000):,} ms"
+    assert value(samples, bucket, operation="slower", le=str(finite[-1])) == 0
+    assert shown_band(page, "slower") == f"over {round(finite[-1] * 1000):,} ms"
+
+
+def scrape() -> dict:
+    return parsed(Client().get("/metrics").content.decode())
+
+
+def shown_band(page: str, operation: str) -> str:
+    """The median the dashboard's last hour shows for `operation`'s calls."""
+    row = re.search(rf'<th scope="row">{re.escape(operation)}</th><td>\d+</td><td>[^<]*</td>'
+                    r"<td>([^<]+)</td>", page)  # fmt: skip
+    assert row, f"no row for {operation}"
+    return row[1]
 
 
 def test_a_search_whose_sections_were_asked_of_the_service_is_no_hit(staff):

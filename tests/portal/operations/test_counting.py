@@ -1,6 +1,7 @@
 """The dashboard's counts by five minutes (portal/operations/counting.py): each an increment of
 its five minutes' key in the shared cache, added up over an hour or a day to within five
-minutes, none when recording is off."""
+minutes, none when recording is off. They count only what no other store holds: the requests,
+their failures and the standards' pages."""
 
 from __future__ import annotations
 
@@ -31,9 +32,9 @@ def test_counts_are_added_up_over_the_time_asked():
 
 def test_counts_in_production_s_cache_are_kept_two_days(redis_cache):  # noqa: F811
 
-    counting.count(counting.LOOK_UPS_LIMITED)
-    counting.count(counting.LOOK_UPS_LIMITED)
-    assert counting.total(counting.LOOK_UPS_LIMITED, HOUR) == 2
+    counting.count(counting.STANDARDS_PAGES)
+    counting.count(counting.STANDARDS_PAGES)
+    assert counting.total(counting.STANDARDS_PAGES, HOUR) == 2
     [key] = redis.Redis.from_url(REDIS_URL).keys(f"{redis_cache}:*")
     assert 0 < redis.Redis.from_url(REDIS_URL).ttl(key) <= counting.KEEP_SECONDS
 
