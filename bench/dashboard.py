@@ -103,6 +103,7 @@ SECTION_PATH = f"/standards/{guid_for('scheme:crops')}/CR/CP/"
 HOME_PATH, MEMBERSHIPS_PATH = "/", "/memberships/"
 CONNECTIONS, LOAD_SECONDS = 16, 4
 LOAD_ROUNDS = {SECTION_PATH: 16, HOME_PATH: 6, MEMBERSHIPS_PATH: 6}  # by page
+STALLED_TRIES = 3
 RECORDING_RATIO = 0.95
 
 # The dashboard's time with ten million calls recorded against with ten thousand.
@@ -186,9 +187,11 @@ class Spread:
 
     @property
     def median(self) -> float:
-        return statistics.median(self.ratios)
+        return statistics.median(self.ratios) if self.ratios else math.nan
 
     def __str__(self) -> str:
+        if not self.ratios:
+            return "no round"
         return f"{self.median:.2f} ({min(self.ratios):.2f}-{max(self.ratios):.2f})"
 
 
@@ -249,8 +252,9 @@ def _ticks(pid: int, *, children: bool = False) -> int:
 def measure_recording(portals: dict[str, servers.Server], cookies: dict[str, str]) -> Recording:
     """wrk on each page of the portal with recording and the one without (`portals` by "with"
     and "without") at once, so that what else the machine runs weighs on both alike, for
-    LOAD_ROUNDS rounds each; `cookies` by portal address. A round in which the machine stalled (a
-    portal answered nothing) is run again, at most twice."""
+    LOAD_ROUNDS rounds each; `cookies` by portal address. A round in which a portal answered
+    nothing at all (the machine, or a sandbox, stalled) is run again, and left out, saying so,
+    after STALLED_TRIES."""
     pairs = [(portal, path) for portal in portals.values() for path in LOAD_ROUNDS]
     sizes = {(p.url, path): page_size(p.url + path, cookies[p.url]) for p, path in pairs}
     for (url, path), least in sizes.items():  # untimed: workers warm, connections open
@@ -259,7 +263,7 @@ def measure_recording(portals: dict[str, servers.Server], cookies: dict[str, str
     with ThreadPoolExecutor(len(portals)) as pool:
         for n in range(1, max(LOAD_ROUNDS.values()) + 1):
             for path in (path for path, rounds in LOAD_ROUNDS.items() if n <= rounds):
-                for tries_left in reversed(range(3)):
+                for tries in range(1, STALLED_TRIES + 1):
                     started = {label: pool.submit(_measured, portal, cookies[portal.url], path,
                                                   f"{n}: {path}, recording {label}",
                                                   sizes[portal.url, path])
@@ -267,12 +271,12 @@ def measure_recording(portals: dict[str, servers.Server], cookies: dict[str, str
                     wait(started.values())
                     try:
                         found = {label: run.result() for label, run in started.items()}
-                        break
                     except NoAnswer as stalled:
-                        if not tries_left:
-                            raise
-                        print(f"{stalled.args[0].splitlines()[0]}: the round again")
-                runs[path].append((found["with"], found["without"]))
+                        again = "the round again" if tries < STALLED_TRIES else "left out"
+                        print(f"{stalled.args[0].splitlines()[0]}: {again}")
+                        continue
+                    runs[path].append((found["with"], found["without"]))
+                    break
     return Recording(runs)
 
 
@@ -704,11 +708,11 @@ def report(kind: str, found: Recording, scaling: Scaling | None) -> None:
     print("\nWith recording / without, median of the rounds (least-greatest):")
     print_table(
         ["page", "rounds", "throughput", "processor time a request (without / with)"],
-        [[path, str(rounds), str(found.throughput(path)), str(found.processor(path))]
-         for path, rounds in LOAD_ROUNDS.items()],
+        [[path, str(len(found.runs[path])), str(found.throughput(path)),
+          str(found.processor(path))] for path in LOAD_ROUNDS],
     )  # fmt: skip
     targets = [AtLeast(f"warm section page, recording / not, throughput (median of "
-                       f"{LOAD_ROUNDS[SECTION_PATH]})", found.throughput(SECTION_PATH).median,
+                       f"{len(found.runs[SECTION_PATH])})", found.throughput(SECTION_PATH).median,
                        RECORDING_RATIO, unit="x")]  # fmt: skip
     if scaling is None:
         print("\nThe dashboard's scaling needs PostgreSQL (its databases are filled in SQL): "
