@@ -15,9 +15,10 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -162,6 +163,36 @@ def signed_in_cookie(portal_url: str, username: str = DEMO_USER,
     return "; ".join(f"{name}={value}" for name, value in cookies.items())
 
 
+class SignedIn:
+    """A signed-in user's session on a portal: its address and the cookie a browser sends."""
+
+    def __init__(self, url: str, cookie: str) -> None:
+        self.url = url
+        self.http = loopback_session()
+        self.headers = {"Cookie": cookie}
+
+    def get(self, path: str, **headers: str) -> requests.Response:
+        return self.http.get(self.url + path, headers={**self.headers, **headers},
+                             allow_redirects=False, timeout=REQUEST_TIMEOUT)  # fmt: skip
+
+    def page(self, path: str, holding: re.Pattern) -> int:
+        """The page's size in bytes, once checked to be a 200 holding `holding`."""
+        answer = self.get(path)
+        if answer.status_code != 200 or not holding.search(answer.text):
+            raise RuntimeError(f"{path} answered {answer.status_code}: {answer.text[:600]}")
+        return len(answer.content)
+
+
+def signed_in_portal(stack: ExitStack, directory: Path, database: str,
+                     settings: dict[str, str]) -> SignedIn:  # fmt: skip
+    """A portal in `directory` on `database` (migrated) with `settings`, stopped with `stack`;
+    grower signed in there through the form."""
+    directory.mkdir()
+    portal = servers.start_portal(directory, DATABASE_URL=database, **settings)
+    stack.callback(portal.stop)
+    return SignedIn(portal.url, signed_in_cookie(portal.url))
+
+
 # --- timing ---------------------------------------------------------------------------------------
 
 
@@ -190,6 +221,47 @@ class Timing:
         return min(self.samples)
 
 
+def interleaved(
+    steps: dict[str, Callable[[], object]],
+    rounds: int,
+    warmup: int = 0,
+    before_each_round: Callable[[], object] = lambda: None,
+) -> dict[str, Timing]:
+    """Each step timed once a round, the steps in turn, in the other order every other round
+    (so that none always follows the same one), for `warmup` rounds untimed and then `rounds`,
+    with `before_each_round` called untimed before each: every step sees the machine as it was
+    in that round. Each step's timing, by name."""
+    samples: dict[str, list[float]] = {name: [] for name in steps}
+    for n in range(warmup + rounds):
+        before_each_round()
+        names = list(steps) if n % 2 == 0 else list(reversed(steps))
+        for name in names:
+            timed = time_calls(steps[name], 1)
+            if n >= warmup:
+                samples[name] += timed.samples
+    return {name: Timing(tuple(taken)) for name, taken in samples.items()}
+
+
+@dataclass(frozen=True)
+class Ratios:
+    """A ratio measured round by round (what was measured against its baseline in the same
+    round): the median of the rounds is the figure, their least and most its spread."""
+
+    values: tuple[float, ...]
+
+    @classmethod
+    def of(cls, measured: Sequence[float], baseline: Sequence[float]) -> Ratios:
+        return cls(tuple(m / b for m, b in zip(measured, baseline, strict=True)))
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    def __str__(self) -> str:
+        return (f"median {self.median:.2f}, from {min(self.values):.2f} to "
+                f"{max(self.values):.2f} over {len(self.values)} rounds")  # fmt: skip
+
+
 def time_calls(call: Callable[[], object], count: int, warmup: int = 0) -> Timing:
     """Calls `call` `warmup` times untimed, then `count` times, timing each call."""
     for _ in range(warmup):
@@ -200,6 +272,32 @@ def time_calls(call: Callable[[], object], count: int, warmup: int = 0) -> Timin
         call()
         samples.append((time.perf_counter() - started) * 1000)
     return Timing(tuple(samples))
+
+
+def pages_in_turn[Label](
+    portals: dict[Label, SignedIn],
+    path: str,
+    holding: re.Pattern,
+    rounds: int,
+    per_round: int,
+    warmup: int,
+) -> dict[Label, Timing]:
+    """`path` on each portal, one request at a time, each answer checked to be a 200 holding
+    `holding`: `warmup` untimed on each, then `rounds` rounds of `per_round` on each portal in
+    turn, the order swapped every round. The times by the portals' labels."""
+
+    def answered(portal: SignedIn) -> None:
+        answer = portal.get(path)
+        if answer.status_code != 200 or not holding.search(answer.text):
+            raise RuntimeError(f"{path} answered {answer.status_code}: {answer.text[:600]}")
+
+    for portal in portals.values():  # each portal's workers warm
+        time_calls(partial(answered, portal), 0, warmup=warmup)
+    samples: dict[Label, list[float]] = {label: [] for label in portals}
+    for n in range(rounds):
+        for label in list(portals) if n % 2 == 0 else reversed(list(portals)):
+            samples[label] += time_calls(partial(answered, portals[label]), per_round).samples
+    return {label: Timing(tuple(taken)) for label, taken in samples.items()}
 
 
 # --- the report -----------------------------------------------------------------------------------
@@ -364,6 +462,44 @@ def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_
 
 def _milliseconds(found: re.Match) -> float:
     return float(found[1]) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[found[2]]
+
+
+WARM_UP_REQUESTS = 5  # of each page, one at a time, before its loads
+TRIES_OF_A_ROUND = 3
+
+
+def loads_in_turn(
+    first: tuple[str, str, int],
+    second: tuple[str, str, int],
+    cookie: str,
+    *,
+    connections: int,
+    seconds: int,
+    rounds: int,
+) -> list[tuple[Load, Load]]:
+    """`wrk` against two pages in turn, each (label, URL, least bytes an answer) as `wrk` takes
+    them, for `rounds` rounds, the order swapped every round (so that neither always runs on
+    the machine the other left); after a few requests of each one at a time, untimed, to warm
+    the workers (a second of wrk may end with no answer on a busy machine). A round in which a
+    page had no answer at all (NoAnswer) is measured again. Each round's loads, the first
+    page's first."""
+    session = loopback_session()
+    for _, url, _ in (first, second):
+        for _ in range(WARM_UP_REQUESTS):
+            session.get(url, headers={"Cookie": cookie}, timeout=REQUEST_TIMEOUT)
+    found = []
+    for n in range(1, rounds + 1):
+        pair = (first, second) if n % 2 else (second, first)
+        for tries_left in reversed(range(TRIES_OF_A_ROUND)):
+            try:
+                measured = {label: wrk(url, cookie, f"{n}: {label}", connections, seconds, size)
+                            for label, url, size in pair}  # fmt: skip
+                break
+            except NoAnswer:
+                if not tries_left:
+                    raise
+        found.append((measured[first[0]], measured[second[0]]))
+    return found
 
 
 def print_loads(loads: list[Load]) -> None:

@@ -31,9 +31,8 @@ Then, for the business's passports (bench/business.py):
   the client at the same concurrency (PORTAL_JOB_CALLS_AT_ONCE, 4, each thread asking for the
   next as soon as it is free), the same 200 passports in each of four rounds (a PDF takes the
   sandbox one to three renders, so other passports would be other work), which goes first
-  taking turns. Target: the median of the rounds' ratios at most 1.2 (0.54 to 1.55 when each
-  round took other passports, and the export's threads waited in turn for the slowest PDF of
-  four).
+  taking turns. Target: the median of the rounds' ratios at most 1.2 (issue 26: from 0.54 to
+  1.55 run to run, when each round took other passports).
 
 The business's list with ten times the passports, and an export's memory with 1,000 passports
 against with 100, are `bench business`'s.

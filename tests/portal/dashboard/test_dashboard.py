@@ -5,6 +5,7 @@ the service is not answering, and its charts come with their numbers."""
 from __future__ import annotations
 
 import re
+import threading
 from datetime import timedelta
 from io import StringIO
 
@@ -13,6 +14,7 @@ import time_machine
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.management import call_command
+from django.db import connections
 from django.test import Client
 from django.utils import timezone
 
@@ -22,7 +24,7 @@ from portal.audit.models import Event
 from portal.jobs.models import Job
 from portal.jobs.tasks import sweep
 from portal.operations import health
-from portal.operations.models import ServiceCalls
+from portal.operations.models import ServiceCalls, ServiceError
 from portal.standards import cached
 from portal.standards.addresses import LIVE
 from tests.jobs import run
@@ -34,6 +36,27 @@ from tests.portal.passports.made import made_with_the_form
 from tests.portal.standards.helpers import CROPS, STORAGE
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def no_calls_left_by_other_tests() -> None:
+    """The service's calls start unrecorded. Those that other tests made from a pool's threads
+    (intake's codes, a section page's scheme list) were recorded on the threads' own
+    connections, outside their test's transaction, and stayed: they are removed on a
+    connection of its own too, which commits at once (removed in the test's transaction,
+    their rows would stay locked against the test's own threads)."""
+
+    def remove() -> None:
+        try:
+            ServiceCalls.objects.all().delete()
+            ServiceError.objects.all().delete()
+        finally:
+            connections.close_all()
+
+    removing = threading.Thread(target=remove)
+    removing.start()
+    removing.join()
+
 
 HTMX = {"HX-Request": "true"}
 
