@@ -1,15 +1,13 @@
 """`/metrics` from the portal under a real gunicorn (scripts/servers.py, as `make run` and
 production serve it), whose workers are replaced after every request (`max_requests` 1), more
 than REPLACEMENTS times: the counts of every worker, the dead ones' included, are added up and
-only grow; the folder keeps a few files however many workers have come and gone, and a scrape
-takes as long as right after the start (prometheus_client's own naming, by process id, would
-leave two files for each worker replaced: tests/portal/operations/test_processes.py)."""
+only grow; the folder keeps a few files however many workers have come and gone, so that a
+scrape reads as much as right after the start (prometheus_client's own naming, by process id,
+would leave two files for each worker replaced: tests/portal/operations/test_processes.py)."""
 
 from __future__ import annotations
 
-import itertools
 import os
-import statistics
 import threading
 import time
 from collections.abc import Iterator
@@ -17,8 +15,6 @@ from pathlib import Path
 
 import pytest
 import requests
-from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.multiprocess import MultiProcessCollector
 
 from scripts import servers
 from tests.portal.operations.helpers import Samples, parsed, value
@@ -28,7 +24,6 @@ pytestmark = pytest.mark.slow
 WORKERS = 2
 REPLACEMENTS = 30  # each a new process loading Django: about 0.8 s
 DEADLINE_SECONDS = 600
-SCRAPES_TIMED = 9
 HEALTH = {"view": "operations:health", "method": "GET", "status": "200"}
 LEFT_BY_A_RUN_BEFORE = "counter_4242.db"
 
@@ -44,29 +39,6 @@ def get(server: servers.Server, path: str) -> requests.Response:
 
 def scrape(server: servers.Server) -> Samples:
     return parsed(get(server, "/metrics").text)
-
-
-def scrape_seconds(server: servers.Server) -> float:
-    """The median time the portal took for SCRAPES_TIMED scrapes, as its own histogram has it
-    (the network and a worker's start left out): each scrape reports the ones before it."""
-    metrics = {"view": "operations:metrics"}
-    sums = [
-        value(scrape(server), "portal_request_duration_seconds_sum", **metrics)
-        for _ in range(SCRAPES_TIMED + 1)
-    ]
-    return statistics.median(after - before for before, after in itertools.pairwise(sums))
-
-
-def collection_seconds(folder: Path) -> float:
-    """The median time of reading and adding up the folder's files as a scrape does."""
-    registry = CollectorRegistry()
-    MultiProcessCollector(registry, path=str(folder))
-    times = []
-    for _ in range(SCRAPES_TIMED):
-        started = time.perf_counter()
-        generate_latest(registry)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def workers_of(server: servers.Server) -> set[int]:
@@ -124,10 +96,8 @@ def server(tmp_path: Path, folder: Path) -> Iterator[servers.Server]:
     server.stop()
 
 
-def test_counts_stay_whole_and_scrapes_fast_however_often_workers_are_replaced(server, folder):
+def test_counts_stay_whole_and_files_few_however_often_workers_are_replaced(server, folder):
     assert LEFT_BY_A_RUN_BEFORE not in os.listdir(folder)  # emptied when gunicorn started
-    scrape_at_start = scrape_seconds(server)
-    collection_at_start = collection_seconds(folder)
     counted_at_start = value(scrape(server), "portal_requests_total", **HEALTH)
 
     seen: set[int] = set()
@@ -153,5 +123,3 @@ def test_counts_stay_whole_and_scrapes_fast_however_often_workers_are_replaced(s
     files = sorted(os.listdir(folder))
     assert len(files) <= 2 * WORKERS, files  # a counter and a histogram for each slot
     assert all(name.endswith(("_web-0.db", "_web-1.db")) for name in files), files
-    assert collection_seconds(folder) <= 2 * collection_at_start
-    assert scrape_seconds(server) <= 2 * scrape_at_start
