@@ -39,6 +39,7 @@ from bench.common import (
     databases,
     heading,
     machine_load,
+    made_superuser,
     ms,
     pages_in_turn,
     print_targets,
@@ -107,10 +108,7 @@ def fill(database: str, count: int) -> float:
     a superuser, vacuumed and analysed; the seconds it took."""
     started = time.perf_counter()
     with psycopg.connect(database, autocommit=True) as connection:
-        (user,) = connection.execute(
-            "UPDATE auth_user SET is_staff = true, is_superuser = true "
-            "WHERE username = %s RETURNING id", [DEMO_USER]
-        ).fetchone()  # fmt: skip
+        user = made_superuser(connection)
         connection.execute(FILL_EVENTS, {"days": KEPT_DAYS, "count": count, "user": user,
                                          "username": DEMO_USER})  # fmt: skip
         connection.execute("VACUUM ANALYZE audit_event")

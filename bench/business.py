@@ -78,6 +78,7 @@ from bench.common import (
     databases,
     heading,
     machine_load,
+    made_superuser,
     ms,
     pages_in_turn,
     print_loads,
@@ -470,10 +471,7 @@ def fill(database: str, count: int) -> float:
     took."""
     started = time.perf_counter()
     with psycopg.connect(database, autocommit=True) as connection:
-        (user,) = connection.execute(
-            "UPDATE auth_user SET is_staff = true, is_superuser = true "
-            "WHERE username = %s RETURNING id", [DEMO_USER]
-        ).fetchone()  # fmt: skip
+        user = made_superuser(connection)
         connection.execute(
             sql.SQL(FILL_PASSPORTS).format(code=sql.SQL(_short_code_of_n())),
             {"membership": MEMBERSHIP_GUID, "site": SITE_GUID, "store": STORE_GUID,
