@@ -147,7 +147,7 @@ def start_worker(
     goes to `log`, or this process's."""
     command = ["-m", "celery", "-A", "portal.celery", "--quiet", "worker",
                "--loglevel", "warning", "--concurrency", str(concurrency)]  # fmt: skip
-    with _output(log, "w") as output:
+    with _output(log, "a") as output:  # a worker started again keeps its last words
         return _spawn(command, env, output)
 
 
