@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from django.core.cache import cache
+from django.db import transaction
 from django.db.models import F, QuerySet, Value
 from django.db.models.functions import Replace
 
@@ -76,22 +78,58 @@ def ticked(passports: QuerySet[Passport], typed: list[str]) -> Ticked:
     return Ticked(found, len(short_codes))
 
 
+# What each membership's passports offer the list's filters, kept in the cache: finding it
+# reads every passport of the membership, the one part of the list that grows with them all.
+# Forgotten when a passport of the membership is saved or deleted (portal/passports/apps.py).
+OFFERED_KEY = "passports.offered.{}"
+OFFERED_SECONDS = 24 * 60 * 60
+
+
 @dataclass(frozen=True, slots=True)
 class Offered:
-    """What the list's filters offer of these passports: their crops (each once whatever its
-    case), A to Z, and their harvest years, the latest first."""
+    """What the list's filters offer of the memberships' passports: their crops (each once
+    whatever its case), A to Z, and their harvest years, the latest first."""
 
     crops: list[str]
     harvest_years: list[str]
 
     @classmethod
-    def of(cls, passports: QuerySet[Passport]) -> Offered:
-        pairs = set(passports.values_list("crop_type", "harvest_year").order_by().distinct())
+    def to(cls, memberships: list[records.Membership]) -> Offered:
+        pairs = {pair for kept in _offered_by_membership(memberships) for pair in kept}
         crops: dict[str, str] = {}
         for crop in sorted(crop for crop, _ in pairs if crop):
             crops.setdefault(crop.lower(), crop)
         years = sorted({year for _, year in pairs if year}, reverse=True)
         return cls(sorted(crops.values(), key=str.lower), years)
+
+
+def _offered_by_membership(memberships: list[records.Membership]) -> list[list[tuple]]:
+    """Each membership's (crop, harvest year) pairs, from the cache or, where it has none, from
+    the database (then kept)."""
+    keys = {m.membership_guid: OFFERED_KEY.format(m.membership_guid)
+            for m in memberships if m.membership_guid}  # fmt: skip
+    kept = cache.get_many(list(keys.values()))
+    missing = [guid for guid, key in keys.items() if key not in kept]
+    if missing:
+        found: dict[str, set[tuple]] = {guid: set() for guid in missing}
+        rows = (Passport.objects.filter(membership_guid__in=missing, short_code__isnull=False)
+                .values_list("membership_guid", "crop_type", "harvest_year")
+                .order_by().distinct())  # fmt: skip
+        for guid, crop, year in rows:
+            found[guid].add((crop, year))
+        fresh = {keys[guid]: list(pairs) for guid, pairs in found.items()}
+        cache.set_many(fresh, OFFERED_SECONDS)
+        kept |= fresh
+    return list(kept.values())
+
+
+def forget_offered(sender: type, instance: Passport, **kwargs: Any) -> None:
+    """For post_save and post_delete: the passport's membership offers what it has now. Forgotten
+    at once and again once the change is committed, so that a list shown in between cannot
+    keep what was there before."""
+    key = OFFERED_KEY.format(instance.membership_guid)
+    cache.delete(key)
+    transaction.on_commit(lambda: cache.delete(key))
 
 
 def _start_of(day: date, days_after: int = 0) -> datetime:

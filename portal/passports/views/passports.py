@@ -9,7 +9,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Page, Paginator
-from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -21,7 +20,6 @@ from portal.assurance import records
 from portal.lib.htmx import wants_fragment
 from portal.passports import adding, contacts, exports, listing
 from portal.passports.forms import AddByCodeForm, PassportFilters
-from portal.passports.models import Passport
 
 TEMPLATE = "passports/list.html"
 PER_PAGE = 50
@@ -52,7 +50,7 @@ def _listed(request: HttpRequest, data: QueryDict) -> dict:
     memberships = contacts.memberships(request)
     everyone = listing.visible(memberships)
     given = _filters_in(data)
-    filters = _filters(given, memberships, everyone)
+    filters = _filters(given, memberships)
     kept = listing.narrowed(everyone, filters.applied)
     page = Paginator(listing.for_rows(kept), PER_PAGE).get_page(data.get("page"))
     sites = {s.site_guid: s.site_name or s.address for m in memberships for s in m.sites}
@@ -66,10 +64,8 @@ def _listed(request: HttpRequest, data: QueryDict) -> dict:
     }  # fmt: skip
 
 
-def _filters(
-    given: QueryDict | None, memberships: list[records.Membership], everyone: QuerySet[Passport]
-) -> PassportFilters:
-    offered = listing.Offered.of(everyone)
+def _filters(given: QueryDict | None, memberships: list[records.Membership]) -> PassportFilters:
+    offered = listing.Offered.to(memberships)
     return PassportFilters(given, memberships=memberships, crops=offered.crops,
                            years=offered.harvest_years)  # fmt: skip
 
@@ -122,7 +118,7 @@ def export(request: HttpRequest) -> HttpResponse:
     memberships = contacts.memberships(request)
     everyone = listing.visible(memberships)
     if request.POST.get("scope") == "all":
-        filters = _filters(_filters_in(request.POST), memberships, everyone)
+        filters = _filters(_filters_in(request.POST), memberships)
         chosen = listing.ids_as_made(listing.narrowed(everyone, filters.applied))
         refusal = _invalid(filters)
     else:

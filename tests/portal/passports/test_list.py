@@ -141,6 +141,15 @@ def test_the_filters_offer_the_users_own_memberships_sites_crops_and_years(growe
     assert '<option value="Beans">' not in page  # a crop of another business's passports
 
 
+def test_a_crop_first_made_after_the_list_was_shown_is_offered_at_once(grower, partner):
+    made_with_the_form(grower, crop_type="Barley", harvest_year="2024")
+    assert '<option value="Oats">' not in partner.get("/passports/").content.decode()
+    made_with_the_form(grower, crop_type="Oats", harvest_year="2023")
+    page = partner.get("/passports/").content.decode()
+    assert '<option value="Oats">' in page and '<option value="2023">' in page
+    assert '<option value="Barley">' in page and '<option value="2024">' in page
+
+
 def test_with_htmx_the_filters_answer_with_the_results_alone(grower):
     made_with_the_form(grower, crop_type="Barley")
     response = grower.get("/passports/?crop=Barley", headers=HTMX)
