@@ -4,6 +4,8 @@ figures unchanged by the folding, and pruned after PORTAL_METRICS_DAYS."""
 
 from __future__ import annotations
 
+import contextvars
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -64,6 +66,26 @@ def test_the_sweep_folds_old_minutes_into_hours_and_the_figures_stay_the_same():
         sweep()  # 10:00 is two hours old now: folded into its own hour's row
         assert figures() == an_hour_on
         assert ServiceCalls.objects.filter(writer=recording.HOURLY).count() == 3
+
+
+def test_calls_gathered_in_threads_are_recorded_together_when_the_block_ends():
+    def in_a_thread(context, operation: str, failed: bool) -> None:
+        thread = threading.Thread(
+            target=context.run, args=(called, operation), kwargs={"failed": failed}
+        )
+        thread.start()
+        thread.join()
+
+    with recording.gathered():
+        context = contextvars.copy_context()
+        for n in range(5):
+            in_a_thread(context.copy(), "passport", failed=n == 4)
+        called("login")
+        assert not ServiceCalls.objects.exists()  # not yet
+    assert [(o.name, o.calls, o.errors) for o in dashboard.operations(DAY)] == [
+        ("login", 1, 0), ("passport", 5, 1),
+    ]  # fmt: skip
+    assert list(ServiceError.objects.values_list("operation", flat=True)) == ["passport"]
 
 
 def test_what_is_older_than_the_days_kept_is_pruned(settings):

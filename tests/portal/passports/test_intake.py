@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from portal.assurance import service
 from portal.assurance.errors import Unavailable
+from portal.dashboard import figures as dashboard
 from portal.passports import codes, intake, lookup
 from portal.passports.intake import State
 from tests.portal.accounts.helpers import upstream_calls
@@ -207,6 +208,12 @@ def test_a_mix_of_codes_gets_a_verdict_each_in_the_order_given(visitor, upstream
     page_text = text(page)
     assert "Valid: 1 · Not valid: 1 · No passport: 1 · Not a short code: 1" in page_text
     assert "Checked by the portal on" in page_text
+
+
+def test_each_code_asked_is_a_call_on_the_staff_dashboard(visitor):
+    check(visitor, f"{DEMO}\n{UNKNOWN}\n{OTHER_UNKNOWN}\nnope")
+    asked = {o.name: o.calls for o in dashboard.operations(timedelta(hours=1))}
+    assert asked.get("passport") == 3  # the three codes, recorded together as the check ended
 
 
 def test_the_table_has_the_passports_columns_by_their_printed_labels(visitor):
