@@ -27,8 +27,17 @@ class LookupAccountMissing(AssuranceError):
     default_message = "Look-ups are not set up on this portal: it has no look-up account."
 
 
-def call_as_lookup_account[T](operation: Callable[[BearerToken], T]) -> T:
-    """`operation(credentials)` as the look-up account, signing in again if its token lapsed."""
+def call_as_lookup_account[T](
+    operation: Callable[[BearerToken], T], token: BearerToken | None = None
+) -> T:
+    """`operation(credentials)` as the look-up account, signing in again if its token lapsed.
+    `token`, the account's token as a caller making many calls at once read it for the first,
+    spares reading (and decrypting) it again for each of the others."""
+    if token is not None:
+        try:
+            return operation(token)
+        except AuthenticationRequired:
+            pass  # it lapsed since the caller read it: as if it had not been given
     try:
         return operation(_token())
     except AuthenticationRequired:

@@ -31,6 +31,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from portal.accounts.lookup import LookupAccountMissing, call_as_lookup_account
+from portal.assurance.client import BearerToken
 from portal.assurance.errors import AssuranceError
 from portal.assurance.passport_fields import FIELDS
 from portal.audit import events as audit
@@ -249,23 +250,23 @@ def _asked(short_codes: Iterator[str]) -> dict[str, Answer]:
     order; a code not taken before ASKING_SECONDS ran out is left out."""
     try:
         # Signed in here rather than in the threads: signing in may use the database.
-        call_as_lookup_account(lambda credentials: credentials)
+        token = call_as_lookup_account(lambda credentials: credentials)
     except AssuranceError as error:
         return dict.fromkeys(short_codes, error)
     deadline = time.monotonic() + ASKING_SECONDS
     request_context = contextvars.copy_context()  # its request id, for the calls' log lines
 
     def answer(short_code: str) -> Answer:
-        return request_context.copy().run(_answer, short_code)
+        return request_context.copy().run(_answer, short_code, token)
 
     asked = in_order(short_codes, answer, settings.PORTAL_INTAKE_CALLS_AT_ONCE,
                      keep_asking=lambda: time.monotonic() < deadline)  # fmt: skip
     return {short_code: answered.result() for short_code, answered in asked}
 
 
-def _answer(short_code: str) -> Answer:
+def _answer(short_code: str, token: BearerToken) -> Answer:
     try:
-        return lookup.verdict(short_code, with_details=False)  # the table shows a few
+        return lookup.verdict(short_code, with_details=False, token=token)  # the table shows a few
     except AssuranceError as error:
         return error
     finally:

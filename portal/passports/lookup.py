@@ -25,6 +25,7 @@ from django_ratelimit.core import get_usage
 
 from portal.accounts.lookup import call_as_lookup_account
 from portal.assurance import records
+from portal.assurance.client import BearerToken
 from portal.assurance.errors import NotFound, StatusNotValid
 from portal.assurance.service import client
 from portal.audit import events as audit
@@ -65,12 +66,15 @@ class Verdict:
         return max(0, int(time.time() - self.asked_at))
 
 
-def verdict(short_code: str, *, with_details: bool = True) -> Verdict | None:
+def verdict(
+    short_code: str, *, with_details: bool = True, token: BearerToken | None = None
+) -> Verdict | None:
     """The verdict on `short_code` (as codes.normalise gives it), kept or asked; None when the
     service has no such passport. Raises the client's other errors (Unavailable, ...) and
     LookupAccountMissing. Without `with_details` (a check at intake, whose table shows a few
     fields), a verdict asked now is kept without its details: the first look-up that shows
-    them renders them then."""
+    them renders them then. `token`: the look-up account's, as call_as_lookup_account takes
+    it."""
     key = _key("verdict", short_code)
     keep = settings.PORTAL_LOOKUP_KEEP_SECONDS
     kept = cache.get(key) if keep > 0 else None
@@ -81,7 +85,7 @@ def verdict(short_code: str, *, with_details: bool = True) -> Verdict | None:
     found: Verdict | None
     try:
         passport = call_as_lookup_account(
-            lambda credentials: client().passport(credentials, short_code)
+            lambda credentials: client().passport(credentials, short_code), token
         )
         details = _details(passport) if with_details else NO_DETAILS
         found = Verdict(short_code, passport, time.time(), details)

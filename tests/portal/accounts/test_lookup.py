@@ -64,6 +64,15 @@ def test_it_signs_in_again_once_when_its_token_lapses(upstream_sandbox, clock):
     ]
 
 
+def test_a_token_given_that_lapsed_signs_in_again_once_for_many_calls(upstream_sandbox, clock):
+    token = call_as_lookup_account(lambda credentials: credentials)
+    upstream_sandbox.advance_clock(MONTH_AND_A_DAY)
+    with upstream_calls() as calls:
+        for _ in range(3):  # as intake's threads, each given the token read before they began
+            assert call_as_lookup_account(whoami, token) == "haulier"
+    assert logins(calls) == 1
+
+
 def test_it_needs_a_look_up_username(upstream_sandbox, settings):
     settings.ASSURANCE_LOOKUP_USERNAME = ""
     with upstream_calls() as calls, pytest.raises(LookupAccountMissing):
