@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache as once_per_type
 from functools import cached_property
+from typing import Any, NamedTuple
 
 import msgspec
 from django.conf import settings
@@ -67,7 +68,11 @@ def cache_key(kind: str, *parts: object) -> str:
 
 
 def schemes(credentials: Credentials, stage: str) -> Fetched[records.SchemeList]:
-    return _cached(
+    return _cached(*_schemes_asked(credentials, stage))
+
+
+def _schemes_asked(credentials: Credentials, stage: str) -> _Asked[records.SchemeList]:
+    return _Asked(
         cache_key("schemes", stage),
         records.SchemeList,
         lambda: client().schemes(credentials, preview=stage == PREVIEW),
@@ -88,7 +93,13 @@ def sections(
 def section(
     credentials: Credentials, stage: str, scheme_guid: str, prefix: str, sector: str
 ) -> Fetched[records.SectionData]:
-    return _cached(
+    return _cached(*_section_asked(credentials, stage, scheme_guid, prefix, sector))
+
+
+def _section_asked(
+    credentials: Credentials, stage: str, scheme_guid: str, prefix: str, sector: str
+) -> _Asked[records.SectionData]:
+    return _Asked(
         cache_key("section", stage, scheme_guid, sector, prefix),
         records.SectionData,
         lambda: client().section_data(
@@ -101,8 +112,15 @@ def section_and_schemes(
     credentials: Credentials, stage: str, scheme_guid: str, prefix: str, sector: str
 ) -> tuple[Fetched[records.SectionData], Fetched[records.SchemeList] | None]:
     """The section, and the scheme list its page names the scheme from (as `schemes_if_any`),
-    asked at once: with neither kept, the page waits for the slower answer, not for one after
-    the other."""
+    their entries read from the cache at once. With neither fresh there, both are asked for at
+    once, so that the page waits for the slower answer, not for one after the other; with
+    either fresh (as on nearly every page), at most one is, and no thread is started."""
+    section_asked = _section_asked(credentials, stage, scheme_guid, prefix, sector)
+    schemes_key = _schemes_asked(credentials, stage).key
+    entries = cache.get_many([section_asked.key, schemes_key])
+    section_entry = entries.get(section_asked.key)
+    if _is_fresh(section_entry) or _is_fresh(entries.get(schemes_key)):
+        return _cached(*section_asked, entry=section_entry), schemes_if_any(credentials, stage)
     request_context = contextvars.copy_context()  # its id and its note of the service asked
 
     def scheme_list(_: None) -> Fetched[records.SchemeList] | None:
@@ -110,7 +128,7 @@ def section_and_schemes(
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         listed = pool.submit(closing_connections(scheme_list), None)
-        return section(credentials, stage, scheme_guid, prefix, sector), listed.result()
+        return _cached(*section_asked, entry=section_entry), listed.result()
 
 
 def schemes_if_any(credentials: Credentials, stage: str) -> Fetched[records.SchemeList] | None:
@@ -160,10 +178,26 @@ def every_section(
                 yield entry, data
 
 
-def _cached[T](key: str, record_type: type[T], fetch: Callable[[], T]) -> Fetched[T]:
-    entry: _Entry | None = cache.get(key)
+class _Asked[T](NamedTuple):
+    """What a page asks the service for: where its answer is kept, its type, how to ask."""
+
+    key: str
+    record_type: type[T]
+    fetch: Callable[[], T]
+
+
+_UNREAD: Any = object()
+
+
+def _cached[T](
+    key: str, record_type: type[T], fetch: Callable[[], T], *, entry: _Entry | None = _UNREAD
+) -> Fetched[T]:
+    """The answer kept under `key` if it is fresh, else asked for. `entry`: the key's entry, if
+    the caller has read it from the cache already."""
+    if entry is _UNREAD:
+        entry = cache.get(key)
     now = time.time()
-    if entry is not None and now - entry.refreshed < settings.STANDARDS_FRESH_SECONDS:
+    if entry is not None and _is_fresh(entry, now):
         return _kept(key, entry, record_type, fetch)
     counting.note_service_asked()
     try:
@@ -173,6 +207,12 @@ def _cached[T](key: str, record_type: type[T], fetch: Callable[[], T]) -> Fetche
             raise
         return _kept(key, entry, record_type, fetch, from_cache_only=True)
     return _keep(key, record, now)
+
+
+def _is_fresh(entry: _Entry | None, now: float | None = None) -> bool:
+    return entry is not None and (now or time.time()) - entry.refreshed < (
+        settings.STANDARDS_FRESH_SECONDS
+    )
 
 
 def _keep[T](key: str, record: T, now: float) -> Fetched[T]:
