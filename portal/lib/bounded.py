@@ -4,6 +4,7 @@ of many codes, PORTAL_INTAKE_CALLS_AT_ONCE."""
 
 from __future__ import annotations
 
+import contextvars
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -26,9 +27,12 @@ def in_order[T, R](
     slow to come holds up no other; at most WAITING_PER_THREAD times `bound` answers wait to
     be taken. An item is taken from `items` only when it is asked for. Once `keep_asking()` is
     false no more items are asked for, and those asked already are still given. Stopping early
-    (closing the iterator) waits for the calls under way."""
+    (closing the iterator) waits for the calls under way. Each `ask` runs in a copy of the
+    context the iterator was first taken from: its request's id for the log, and the calls it
+    gathers to record (portal/operations/recording.py)."""
     pending = iter(items)
-    ask_and_close = closing_connections(ask)
+    callers = contextvars.copy_context()
+    ask_and_close = closing_connections(lambda item: callers.copy().run(ask, item))
     most_waiting = bound * WAITING_PER_THREAD
     with ThreadPoolExecutor(bound, "asking") as pool:
         asked: deque[tuple[T, Future[R]]] = deque()  # in the items' order, not yet given

@@ -11,7 +11,6 @@ Every entry is listed once, in the order first given, with how many times it was
 
 from __future__ import annotations
 
-import contextvars
 import csv
 import hashlib
 import io
@@ -254,10 +253,9 @@ def _asked(short_codes: Iterator[str]) -> dict[str, Answer]:
     except AssuranceError as error:
         return dict.fromkeys(short_codes, error)
     deadline = time.monotonic() + ASKING_SECONDS
-    request_context = contextvars.copy_context()  # its request id, for the calls' log lines
 
     def answer(short_code: str) -> Answer:
-        return request_context.copy().run(_answer, short_code, token)
+        return _answer(short_code, token)
 
     asked = in_order(short_codes, answer, settings.PORTAL_INTAKE_CALLS_AT_ONCE,
                      keep_asking=lambda: time.monotonic() < deadline)  # fmt: skip

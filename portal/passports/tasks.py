@@ -35,6 +35,7 @@ from portal.audit import events as audit
 from portal.jobs.models import Job
 from portal.jobs.tasks import JobCancelled, JobTask, Progress, ResultFile, TryAgain, WorkFailed
 from portal.lib.bounded import in_order
+from portal.operations import recording
 from portal.passports import mail_message, making, packing
 from portal.passports.models import Mailing, Passport
 
@@ -101,17 +102,18 @@ def passport_batch(job: Job, credentials: Credentials, progress: Progress) -> No
     def ask(_position: int) -> records.CropPassport:
         return client().create_passport(credentials, request)
 
-    answers = in_order(to_make, ask, CREATE_CALLS_AT_ONCE, keep_asking=lambda: stop is None)
-    for position, answered in answers:
-        try:
-            made_now = answered.result()
-        except AssuranceError as error:
-            stop = stop or error
-            continue
-        making.record(passport_key(batch, position), made_now, request, job.owner,
-                      batch=batch, position=position, asked_at=job.created)  # fmt: skip
-        made.add(position)
-        stop = stop or _progressed(progress, len(made), count)
+    with recording.gathered():  # the calls' records, one transaction at the end
+        answers = in_order(to_make, ask, CREATE_CALLS_AT_ONCE, keep_asking=lambda: stop is None)
+        for position, answered in answers:
+            try:
+                made_now = answered.result()
+            except AssuranceError as error:
+                stop = stop or error
+                continue
+            making.record(passport_key(batch, position), made_now, request, job.owner,
+                          batch=batch, position=position, asked_at=job.created)  # fmt: skip
+            made.add(position)
+            stop = stop or _progressed(progress, len(made), count)
     if isinstance(stop, JobCancelled | AuthenticationRequired):
         raise stop
     if stop is not None:

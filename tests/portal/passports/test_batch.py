@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 
 from portal.assurance import service
+from portal.dashboard import figures as dashboard
 from portal.jobs import actions
 from portal.jobs.models import Job
 from portal.passports import making
@@ -52,6 +54,13 @@ def test_five_loads_make_five_passports_with_the_same_details_and_codes_of_their
     assert "The 5 passports made" in words
     assert "One PDF of all 5, to print" in words and "A ZIP of their PDFs and records" in words
     assert "Download" not in words  # the batch itself makes no file
+
+
+def test_its_calls_are_on_the_staff_dashboard_once_it_ends(grower):
+    grower.post("/passports/new", filled(grower, loads="3"))
+    assert run(batch_job()).state == Job.State.DONE
+    calls = {o.name: o.calls for o in dashboard.operations(timedelta(hours=1))}
+    assert calls.get("create_passport") == 3
 
 
 def test_its_progress_counts_the_passports_made(grower):
