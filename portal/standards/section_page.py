@@ -81,7 +81,9 @@ def section_part(
         listing = SectionListing.of(fetched.record, requested)
         context = section_context(stage, scheme_guid, cached.name_in(schemes, scheme_guid),
                                   listing)  # fmt: skip
-        html = render_to_string(f"{SECTION_TEMPLATE}#{part}", context, request)
+        # Without the request: a part kept for every user reads nothing of one user's request,
+        # and no context processor runs for it.
+        html = render_to_string(f"{SECTION_TEMPLATE}#{part}", context)
         made = Made(_title(fetched.record, stage), SafeString(html), listing.filters.query)
         if listing.filters == requested:  # an address of filters the section lacks keeps none
             cache.set(key, made, settings.STANDARDS_KEEP_SECONDS)
