@@ -175,6 +175,7 @@ INSTALLED_APPS = [
     "portal.standards",
     "portal.jobs",
     "portal.passports",
+    "portal.intake",
     "portal.operations",
     "portal.audit",
     "portal.dashboard",

@@ -1,7 +1,8 @@
 """The portal's staff: users with staff rights, in the group "Portal staff", whose permissions
 are what the dashboard and the admin's daily work need and no more: to read users (and end their
 sessions), the audit trail, recorded passports and mailings, and jobs (and retry or cancel
-them). Changing anyone's rights stays with superusers."""
+them); to make intake sites, keep their specifications and name their clerks, and read the loads
+recorded. Changing anyone's rights stays with superusers."""
 
 from __future__ import annotations
 
@@ -19,6 +20,16 @@ PERMISSIONS = (
     ("passports", "view_passport"),
     ("passports", "view_mailing"),
     ("jobs", "view_job"),
+    # Intake sites made and kept, their clerks named; loads and their histories read.
+    ("intake", "view_intakesite"),
+    ("intake", "add_intakesite"),
+    ("intake", "change_intakesite"),
+    ("intake", "view_specification"),
+    ("intake", "add_specification"),
+    ("intake", "change_specification"),
+    ("intake", "delete_specification"),
+    ("intake", "view_load"),
+    ("intake", "view_loadentry"),
 )
 
 

@@ -1,0 +1,108 @@
+"""Recording a load and each step of its history, as the clerk's pages and the uploads will:
+a load recorded with its figures and the passport's verdict at that moment; a correction with
+its reason, which keeps what was there before. Each in one transaction: a load is never left
+without its first entry, nor its copy of the latest figures behind them."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from django.db import transaction
+
+from portal.intake.models import Decision, IntakeSite, Load, LoadEntry
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A deduction on one parameter: its rate in pounds a tonne, on so many tonnes."""
+
+    parameter: str
+    rate: Decimal
+    tonnes: Decimal
+
+    @property
+    def total(self) -> Decimal:
+        return (self.rate * self.tonnes).quantize(Decimal("0.01"))
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a load's record says of it, whole, as one entry keeps it."""
+
+    arrival: datetime
+    vehicle: str
+    gross_kg: int
+    tare_kg: int
+    decision: Decision
+    sample_reference: str = ""
+    sample_kept_days: int | None = None
+    results: dict[str, Decimal] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+    claims: tuple[Claim, ...] = ()
+
+    @property
+    def net_kg(self) -> int:
+        return self.gross_kg - self.tare_kg
+
+    def as_json(self) -> dict[str, object]:
+        kept = asdict(self)
+        kept["arrival"] = self.arrival.isoformat()
+        kept["decision"] = str(self.decision)
+        kept["results"] = {key: str(value) for key, value in self.results.items()}
+        kept["reasons"] = list(self.reasons)
+        kept["claims"] = [
+            {"parameter": c.parameter, "rate": str(c.rate), "tonnes": str(c.tonnes)}
+            for c in self.claims
+        ]
+        return kept
+
+    @classmethod
+    def from_json(cls, kept: dict) -> Figures:
+        return cls(
+            arrival=datetime.fromisoformat(kept["arrival"]),
+            vehicle=kept["vehicle"],
+            gross_kg=kept["gross_kg"],
+            tare_kg=kept["tare_kg"],
+            decision=Decision(kept["decision"]),
+            sample_reference=kept.get("sample_reference", ""),
+            sample_kept_days=kept.get("sample_kept_days"),
+            results={key: Decimal(value) for key, value in kept.get("results", {}).items()},
+            reasons=tuple(kept.get("reasons", ())),
+            claims=tuple(
+                Claim(c["parameter"], Decimal(c["rate"]), Decimal(c["tonnes"]))
+                for c in kept.get("claims", ())
+            ),
+        )
+
+
+def record(
+    site: IntakeSite, ticket: str, passport: object, figures: Figures, *, by: str, verdict: dict
+) -> Load:
+    """The load of `ticket` at `site`, come with `passport`, recorded with its figures and the
+    passport's verdict as the look-up gave it now. Raises IntegrityError if the site has
+    recorded the ticket already."""
+    with transaction.atomic():
+        load = Load.objects.create(site=site, ticket=ticket, passport=passport,
+                                   net_kg=figures.net_kg, decision=figures.decision)  # fmt: skip
+        LoadEntry.objects.create(load=load, kind=LoadEntry.Kind.RECORDED, by=by,
+                                 figures=figures.as_json(), verdict=verdict)  # fmt: skip
+    return load
+
+
+def correct(load: Load, figures: Figures, *, by: str, reason: str) -> LoadEntry:
+    """The load's figures corrected, with the reason: a new entry; the one before stays."""
+    with transaction.atomic():
+        entry = LoadEntry.objects.create(load=load, kind=LoadEntry.Kind.CORRECTED, by=by,
+                                         words=reason, figures=figures.as_json())  # fmt: skip
+        Load.objects.filter(pk=load.pk).update(net_kg=figures.net_kg, decision=figures.decision)
+    return entry
+
+
+def latest_figures(load: Load) -> Figures:
+    """The load's figures as its latest record or correction gives them."""
+    entry = load.entries.filter(figures__isnull=False).order_by("-at", "-pk").first()
+    if entry is None:
+        raise LookupError(f"{load} has no figures: a load is recorded with its first.")
+    return Figures.from_json(entry.figures)

@@ -1,0 +1,144 @@
+"""What intake sites record of each load a passport went with: its weights, its quality, and the
+buyer's decision, for the grower to see. The Assurance service holds none of it: it is the
+portal's own record.
+
+A load (`Load`) is recorded once per ticket of its site; what is known of it is a history of
+entries (`LoadEntry`): recorded, corrected with a reason, queried by the grower, answered or
+stood by. Nothing is edited in place: each entry keeps what was there before, and on
+PostgreSQL the database refuses to change or delete one (migrations/0002_append_only.py), as
+it does the audit trail's events. The load keeps a copy of its latest figures (net weight,
+decision) for the business's list to filter and show."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from portal.intake import quality
+
+
+class AppendOnly(Exception):
+    """A load's entry was to be changed or deleted: its history is append-only."""
+
+
+class IntakeSite(models.Model):
+    """A buyer's intake (a store, a mill, a port), made by staff in the admin. Its clerks record
+    and see the loads that arrive there, and only those."""
+
+    name = models.CharField(max_length=200)
+    buyer_business = models.CharField(max_length=200)
+    code = models.SlugField(
+        max_length=40, unique=True, help_text="A short name, as `grant_intake` takes it."
+    )
+    clerks = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="intake_sites"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Specification(models.Model):
+    """A site's specification of one quality parameter of a crop: a result outside it is marked
+    as out of specification (which is not refused: the load was measured so)."""
+
+    site = models.ForeignKey(IntakeSite, on_delete=models.CASCADE, related_name="specifications")
+    crop = models.CharField(max_length=40, choices=[(c, c.capitalize()) for c in quality.CROPS])
+    parameter = models.CharField(max_length=40)
+    lowest = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    highest = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["site", "crop", "parameter"], name="one_specification_a_parameter"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.site}: {self.crop} {self.parameter}"
+
+    def holds(self, value: object) -> bool:
+        """Whether `value` is within the specification."""
+        return (self.lowest is None or value >= self.lowest) and (
+            self.highest is None or value <= self.highest
+        )
+
+
+class Decision(models.TextChoices):
+    ACCEPTED = "accepted", "Accepted"
+    CLAIM = "claim", "Accepted with a claim"
+    REDIRECTED = "redirected", "Redirected"
+    REJECTED = "rejected", "Rejected"
+
+
+class Load(models.Model):
+    """One load, by its site's ticket number, and the passport it came with."""
+
+    site = models.ForeignKey(IntakeSite, on_delete=models.PROTECT, related_name="loads")
+    ticket = models.CharField(max_length=40)
+    passport = models.ForeignKey(
+        "passports.Passport", on_delete=models.PROTECT, related_name="intake_loads"
+    )
+    created = models.DateTimeField(default=timezone.now)
+    # Copied from its latest figures, for the business's list.
+    net_kg = models.PositiveIntegerField()
+    decision = models.CharField(max_length=16, choices=Decision.choices)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        constraints = [models.UniqueConstraint(fields=["site", "ticket"], name="one_load_a_ticket")]
+
+    def __str__(self) -> str:
+        return f"{self.site} ticket {self.ticket}"
+
+
+class EntryQuerySet(models.QuerySet):
+    def update(self, **kwargs: object) -> int:
+        raise AppendOnly("A load's history is never changed: add an entry.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnly("A load's history is never removed.")
+
+
+class LoadEntry(models.Model):
+    """One step of a load's history. `figures` (recorded and corrected entries) holds the whole
+    record as it stood from then on; `verdict`, the passport's claim as the look-up gave it when
+    the load was recorded."""
+
+    class Kind(models.TextChoices):
+        RECORDED = "recorded", "Recorded"
+        CORRECTED = "corrected", "Corrected"
+        QUERIED = "queried", "Queried by the grower"
+        ANSWERED = "answered", "Answered"
+        STOOD_BY = "stood-by", "Stood by"
+
+    load = models.ForeignKey(Load, on_delete=models.PROTECT, related_name="entries")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    at = models.DateTimeField(default=timezone.now)
+    by = models.CharField(max_length=150)  # the username, kept as it was
+    words = models.TextField(blank=True)  # a correction's reason, a query, an answer
+    figures = models.JSONField(null=True, blank=True)
+    verdict = models.JSONField(null=True, blank=True)
+    certificate = models.FileField(upload_to="intake/certificates/", blank=True)
+
+    objects = EntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["at", "pk"]
+        verbose_name_plural = "load entries"
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} by {self.by} ({self.at:%Y-%m-%d %H:%M})"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        if not self._state.adding:
+            raise AppendOnly("A load's entry is never changed: add another.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+        raise AppendOnly("A load's entry is never removed.")

@@ -1,0 +1,62 @@
+"""The quality parameters measured at intake, for each crop: each with its unit and the range
+outside which a value is refused as a typing error (not as out of specification: a site's own
+specification, portal.intake.models.Specification, says that)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    key: str
+    label: str
+    unit: str
+    lowest: Decimal  # a value below is a typing error
+    highest: Decimal  # and above
+
+    def refusal(self, value: Decimal) -> str | None:
+        """Why `value` cannot be a measurement of this parameter, or None if it can be."""
+        if self.lowest <= value <= self.highest:
+            return None
+        return (f"{self.label} of {value} {self.unit} cannot be measured: it is between "
+                f"{self.lowest} and {self.highest} {self.unit}.")  # fmt: skip
+
+
+def _p(key: str, label: str, unit: str, lowest: str, highest: str) -> Parameter:
+    return Parameter(key, label, unit, Decimal(lowest), Decimal(highest))
+
+
+MOISTURE = _p("moisture", "Moisture", "%", "0", "40")
+SPECIFIC_WEIGHT = _p("specific_weight", "Specific weight", "kg/hl", "40", "90")
+ADMIXTURE = _p("admixture", "Admixture", "%", "0", "50")
+SCREENINGS = _p("screenings", "Screenings", "%", "0", "50")
+
+# By crop, in lower case, as a passport names it.
+PARAMETERS: dict[str, tuple[Parameter, ...]] = {
+    "wheat": (
+        MOISTURE, SPECIFIC_WEIGHT, _p("protein", "Protein", "%", "5", "20"),
+        _p("hagberg", "Hagberg falling number", "s", "60", "500"), ADMIXTURE, SCREENINGS,
+    ),
+    "barley": (
+        MOISTURE, SPECIFIC_WEIGHT, _p("nitrogen", "Nitrogen", "%", "0.5", "3.5"),
+        _p("germination", "Germination", "%", "0", "100"), SCREENINGS, ADMIXTURE,
+    ),
+    "oilseed rape": (
+        MOISTURE, _p("oil", "Oil", "%", "20", "60"),
+        _p("free_fatty_acids", "Free fatty acids", "%", "0", "10"), ADMIXTURE,
+    ),
+    "beans": (MOISTURE, ADMIXTURE),
+    "peas": (MOISTURE, ADMIXTURE),
+}  # fmt: skip
+CROPS = tuple(PARAMETERS)
+
+
+def parameters_of(crop: str) -> tuple[Parameter, ...]:
+    """The parameters measured for `crop` (in any case); none for a crop the table lacks."""
+    return PARAMETERS.get(crop.strip().lower(), ())
+
+
+def parameter(crop: str, key: str) -> Parameter | None:
+    return next((p for p in parameters_of(crop) if p.key == key), None)

@@ -1,0 +1,50 @@
+"""Intake sites in the admin, as staff (made by `grant_staff`, not superusers) use it: a site
+made with its clerk and a specification; the loads recorded listed, to read only."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from portal.intake.models import IntakeSite
+from tests.portal.accounts.helpers import signed_in
+from tests.portal.intake.builders import a_load, a_site
+from tests.portal.passports.helpers import text
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(upstream_sandbox) -> Client:
+    call_command("grant_staff", "partner", stdout=StringIO())
+    return signed_in("partner")
+
+
+def test_staff_make_a_site_with_its_clerk_and_a_specification(staff, grower):
+    clerk = grower.session["_auth_user_id"]
+    form = {
+        "name": "Stour Valley Grain, Sudbury", "buyer_business": "Stour Valley Grain Ltd",
+        "code": "stour-valley-sudbury", "clerks": [clerk],
+        "specifications-TOTAL_FORMS": "1", "specifications-INITIAL_FORMS": "0",
+        "specifications-0-crop": "wheat", "specifications-0-parameter": "specific_weight",
+        "specifications-0-lowest": "76", "specifications-0-highest": "",
+    }  # fmt: skip
+    assert staff.get("/admin/intake/intakesite/add/").status_code == 200
+    assert staff.post("/admin/intake/intakesite/add/", form).status_code == 302
+    site = IntakeSite.objects.get()
+    assert [u.username for u in site.clerks.all()] == ["grower"]
+    [specification] = site.specifications.all()
+    assert specification.holds(76) and not specification.holds(75)
+
+
+def test_staff_read_the_loads_and_change_none(staff, grower):
+    load = a_load(a_site())
+    assert "T-1001" in text(staff.get("/admin/intake/load/"))
+    page = staff.get(f"/admin/intake/load/{load.pk}/change/")
+    words = text(page)
+    assert "Recorded" in words and "intake" in words
+    assert 'name="_save"' not in page.content.decode()
+    assert staff.post(f"/admin/intake/load/{load.pk}/delete/", {"post": "yes"}).status_code == 403
