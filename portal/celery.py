@@ -18,6 +18,7 @@ app.autodiscover_tasks()
 
 signals.worker_ready.connect(heartbeat.start, weak=False)
 signals.worker_shutting_down.connect(heartbeat.stop, weak=False)
+signals.celeryd_init.connect(processes.name_the_worker, weak=False)
 signals.worker_process_init.connect(processes.claim_pool_slot, weak=False)
 signals.worker_process_shutdown.connect(processes.release_pool_slot, weak=False)
 signals.before_task_publish.connect(logs.send_request_id, weak=False)

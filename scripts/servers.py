@@ -142,10 +142,13 @@ def start_worker(
     *,
     concurrency: int = 2,
     log: Path | None = None,
+    name: str = "celery",
 ) -> subprocess.Popen:
-    """A Celery worker of the portal's jobs with `env`, `concurrency` processes. Its output
-    goes to `log`, or this process's."""
+    """A Celery worker of the portal's jobs with `env`, `concurrency` processes, named `name`
+    on this machine (workers beside one another need names of their own, as production's
+    have). Its output goes to `log`, or this process's."""
     command = ["-m", "celery", "-A", "portal.celery", "--quiet", "worker",
+               "--hostname", f"{name}@%h",
                "--loglevel", "warning", "--concurrency", str(concurrency)]  # fmt: skip
     with _output(log, "a") as output:  # a worker started again keeps its last words
         return _spawn(command, env, output)

@@ -237,7 +237,8 @@ class Stack:
 
     def start_worker(self, number: int) -> subprocess.Popen:
         worker = servers.start_worker(self.env, concurrency=WORKER_CONCURRENCY,
-                                      log=self.logs / f"worker-{number}.log")  # fmt: skip
+                                      log=self.logs / f"worker-{number}.log",
+                                      name=f"worker-{number}")  # fmt: skip
         self.seen.add(worker.pid)
         return worker
 

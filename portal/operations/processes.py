@@ -110,14 +110,26 @@ def finish() -> None:
 # --- a Celery worker's pool (portal/celery.py) ---------------------------------------------------
 
 
+_worker_name = "worker"  # the worker's node name, as its pool's processes inherit it
+
+
+def name_the_worker(sender: object = None, **_: object) -> None:
+    """Celery's celeryd_init, in a worker's main process before it forks its pool: the worker's
+    node name (`--hostname`), which its pool's slots are named after, so that two workers on one
+    machine never write the same files (Celery 5.6 sends worker_process_init no name)."""
+    global _worker_name
+    _worker_name = str(sender or "worker")
+
+
 def claim_pool_slot(sender: object = None, **_: object) -> None:
     """Celery's worker_process_init, in a pool's new process: the slot of its index in the pool
-    (billiard gives an index only once the process that had it has ended)."""
+    (billiard gives an index only once the process that had it has ended), named after its
+    worker."""
     from billiard.process import current_process
 
     index = getattr(current_process(), "index", None)
     if index is not None:
-        claim(f"{_file_safe(str(sender or 'worker'))}-{index}")
+        claim(f"{_file_safe(str(sender or _worker_name))}-{index}")
 
 
 def release_pool_slot(**_: object) -> None:

@@ -100,14 +100,20 @@ def test_a_process_forked_from_a_claiming_one_writes_under_its_own_id(folder):
     assert not any("web-0" in name for name in names)
 
 
-def test_a_celery_pool_process_takes_the_slot_of_its_index(folder):
-    def claim_as_pool_process() -> None:
+@pytest.mark.parametrize("named_by_the_pool", [None, "worker-1@host_a"])  # Celery 5.6, 5.7
+def test_a_celery_pool_process_takes_the_slot_of_its_index_named_after_its_worker(
+    folder, named_by_the_pool
+):
+    def start_a_worker_and_its_pool_process() -> None:
         from billiard.process import current_process
+        from celery import signals
 
+        # As a worker started with --hostname worker-1@host_a signals, then its pool's third.
+        signals.celeryd_init.send(sender="worker-1@host_a", instance=None, conf=None)
         current_process().index = 3
-        processes.claim_pool_slot(sender="worker-1@host_a")
+        signals.worker_process_init.send(sender=named_by_the_pool)
 
-    run_in_a_process(count_a_request(claim_as_pool_process))
+    run_in_a_process(count_a_request(start_a_worker_and_its_pool_process))
     assert "counter_worker-1@host-a-3.db" in {p.name for p in folder.iterdir()}
 
 
