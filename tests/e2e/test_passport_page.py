@@ -1,7 +1,8 @@
 """A passport's page in Chromium: the grower opens it, its PDF becomes a download without a
 reload, its QR code (read back with zxing-cpp) takes a phone to the passport's valid verdict,
-it prints whole without the portal's navigation, it fits a 360-pixel screen; axe-core on each
-state, and Lighthouse at least 95 in every category.
+it prints whole without the portal's navigation, it fits a 360-pixel screen, and on a phone it
+says what intake recorded of the load; axe-core on each state, and Lighthouse at least 95 in
+every category.
 
 The PDF's job runs in this process, as the worker would run it (tests/portal/jobs/test_worker.py
 runs jobs on a real worker)."""
@@ -29,6 +30,7 @@ from tests.e2e.conftest import (
     sign_in,
 )
 from tests.jobs import run_in_the_background, run_queued
+from tests.portal.intake.builders import a_load, a_site
 from tests.portal.passports.made import made_elsewhere
 
 pytestmark = pytest.mark.browser
@@ -136,3 +138,18 @@ def test_lighthouse_scores_the_passports_page_at_least_95(
     report = json.loads((tmp_path / "lighthouse.json").read_text())
     assert report["finalDisplayedUrl"] == url  # signed in, not sent to the sign-in page
     assert all(score >= 95 for score in scores.values()), scores
+
+
+def test_on_a_phone_the_grower_reads_what_intake_recorded_of_the_load(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    page = watched_context(**PHONE).new_page()
+    sign_in(page, portal_url, *GROWER)
+    load = a_load(a_site())  # of a passport the grower made
+    opens_the_passport(page, portal_url, load.passport.short_code)
+    section = page.get_by_role("region", name="At intake")
+    expect(section).to_contain_text("Stour Valley Grain, Sudbury, ticket T-1001")
+    expect(section).to_contain_text("Accepted with a claim")
+    expect(section.get_by_role("table", name="Claims")).to_contain_text("£72.75")
+    no_sideways_scroll(page)
+    assert_accessible(page)

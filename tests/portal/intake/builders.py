@@ -16,7 +16,10 @@ STOUR_VALLEY = {"name": "Stour Valley Grain, Sudbury", "buyer_business": "Stour 
 
 
 def a_site(**fields: str) -> IntakeSite:
-    return IntakeSite.objects.create(**(STOUR_VALLEY | fields))
+    """A site as staff make it, whose wheat must weigh 76 kg/hl or more."""
+    site = IntakeSite.objects.create(**(STOUR_VALLEY | fields))
+    site.specifications.create(crop="wheat", parameter="specific_weight", lowest=Decimal("76"))
+    return site
 
 
 def figures(**changed: object) -> loads.Figures:
