@@ -168,15 +168,18 @@ def jobs_of_the_test_run(tmp_path_factory: pytest.TempPathFactory) -> None:
     a folder of its own): no developer's `make run` worker takes them, and nothing is left in
     var/. Tests that start a worker give it this queue."""
     from portal.celery import app
+    from tests.jobs import configure_celery
 
-    app.conf.task_default_queue = f"{app.conf.task_default_queue}.tests-{uuid.uuid4().hex[:8]}"
+    configure_celery(
+        task_default_queue=f"{app.conf.task_default_queue}.tests-{uuid.uuid4().hex[:8]}"
+    )
     if app.conf.broker_url.startswith("filesystem"):
         folder = str(tmp_path_factory.mktemp("broker"))
-        app.conf.broker_transport_options = {
+        configure_celery(broker_transport_options={
             **app.conf.broker_transport_options,
             "data_folder_in": folder, "data_folder_out": folder,
             "control_folder": str(tmp_path_factory.mktemp("broker-control")),
-        }  # fmt: skip
+        })  # fmt: skip
 
 
 @pytest.fixture(autouse=True)

@@ -36,3 +36,12 @@ def run_in_the_background(kind: str) -> threading.Thread:
     worker = threading.Thread(target=run_and_close)
     worker.start()
     return worker
+
+
+def configure_celery(**settings: object) -> None:
+    """This process's Celery app given `settings` (by Celery's own names: `broker_url=...`). The
+    app reads its settings from Django's, under their CELERY_ names, and Celery 5.6 keeps
+    reading those when the plain name is assigned: each is set under its CELERY_ name."""
+    from portal.celery import app
+
+    app.conf.update({f"CELERY_{name.upper()}": value for name, value in settings.items()})

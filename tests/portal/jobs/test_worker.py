@@ -24,6 +24,7 @@ from portal.celery import app
 from portal.jobs.actions import start_job
 from portal.jobs.models import Job
 from scripts.servers import ROOT, free_port
+from tests.jobs import configure_celery
 from tests.portal.jobs.conftest import files_in
 from tests.portal.jobs.kinds import scheme_references
 from tests.portal.jobs.test_running import crops_references, rows_of
@@ -63,7 +64,7 @@ def _send_to(broker_url: str) -> None:
     """This process's Celery app sends to `broker_url` from now on: its pools made again, and
     kombu's, which keeps one for each broker's address (one closed here would be handed out
     again when the address comes back)."""
-    app.conf.broker_url = broker_url
+    configure_celery(broker_url=broker_url)
     if app._pool is not None:
         app._pool.force_close_all()
         app._pool = None
