@@ -69,6 +69,7 @@ def signed_in_on_a_phone(make: Callable[..., BrowserContext], portal_url: str, j
     page.goto(f"{portal_url}/accounts/sign-in/")
     submit_sign_in(page, *GROWER)
     expect(page.get_by_role("heading", level=1)).to_have_text("Welcome, grower")
+    page.wait_for_load_state("load")  # its stylesheets applied before the header is measured
     return page
 
 
@@ -105,6 +106,7 @@ def test_on_a_phone_the_signed_in_header_is_one_row_with_a_menu_of_every_link(
         main_menu(page).get_by_role("link", name=name, exact=True).click()
         expect(page).to_have_url(f"{portal_url}{path}")
         expect(page.get_by_role("heading", level=1)).to_have_text(heading)
+        page.wait_for_load_state("load")  # its stylesheets applied before the header is measured
         one_row(page, page.locator(".brand"), menu_button(page))
         expect(main_menu(page).get_by_role("link", name="Home", exact=True)).to_be_hidden()
 

@@ -296,12 +296,12 @@ def test_the_messages_waiting_in_the_redis_queue_are_counted():
 
 
 def test_the_queue_is_left_out_with_the_file_system_broker(monkeypatch):
-    monkeypatch.setattr(celery.conf, "broker_url", "filesystem://")
+    monkeypatch.setitem(celery.conf, "CELERY_BROKER_URL", "filesystem://")  # as configured
     assert not has(scrape(), "portal_job_queue_messages")
 
 
 def test_a_scrape_goes_on_without_the_queue_when_redis_does_not_answer(monkeypatch, caplog):
-    monkeypatch.setattr(celery.conf, "broker_url", "redis://127.0.0.1:9/0")
+    monkeypatch.setitem(celery.conf, "CELERY_BROKER_URL", "redis://127.0.0.1:9/0")
     samples = scrape()
     assert not has(samples, "portal_job_queue_messages")
     assert has(samples, "portal_job_oldest_queued_seconds")
