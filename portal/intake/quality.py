@@ -60,3 +60,38 @@ def parameters_of(crop: str) -> tuple[Parameter, ...]:
 
 def parameter(crop: str, key: str) -> Parameter | None:
     return next((p for p in parameters_of(crop) if p.key == key), None)
+
+
+def _every_parameter() -> tuple[Parameter, ...]:
+    found: dict[str, Parameter] = {}
+    for parameters in PARAMETERS.values():
+        found.update((p.key, p) for p in parameters if p.key not in found)
+    return tuple(found.values())
+
+
+# Every parameter of every crop, once: an upload's template has a column for each.
+ALL_PARAMETERS = _every_parameter()
+
+# Why a load was claimed on, redirected or rejected: kept by key, shown by label.
+REASONS = (
+    ("moisture", "Moisture above specification"),
+    ("specific-weight", "Specific weight below specification"),
+    ("protein", "Protein or nitrogen outside specification"),
+    ("hagberg", "Hagberg falling number below specification"),
+    ("oil", "Oil content below specification"),
+    ("admixture", "Admixture above specification"),
+    ("screenings", "Screenings above specification"),
+    ("germination", "Germination below specification"),
+    ("insects", "Live insects"),
+    ("taint", "Odour or taint"),
+    ("heated", "Heated or mouldy grain"),
+    ("contamination", "Contamination (glass, stones, treated seed)"),
+    ("variety", "Not the variety declared"),
+    ("passport", "Passport not valid"),
+)
+_REASON_LABELS = dict(REASONS)
+
+
+def reason_label(key: str) -> str:
+    """A reason as people read it (one kept before the list had it, as it was kept)."""
+    return _REASON_LABELS.get(key, key)

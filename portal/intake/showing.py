@@ -36,6 +36,10 @@ class ShownLoad:
     history: list[LoadEntry]
 
     @property
+    def reasons(self) -> list[str]:
+        return [quality.reason_label(key) for key in self.figures.reasons]
+
+    @property
     def claimed(self) -> Decimal:
         return sum((c.claim.total for c in self.claims), Decimal("0.00"))
 
