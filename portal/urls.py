@@ -12,6 +12,7 @@ urlpatterns = [
     path("standards/", include("portal.standards.urls")),
     path("jobs/", include("portal.jobs.urls")),
     path("staff/", include("portal.dashboard.urls")),
+    path("intake/", include("portal.intake.urls")),
     path("", include("portal.passports.urls")),
     # Staff sign in like everyone else: through the Assurance service.
     path("admin/login/", admin_sign_in),
