@@ -38,6 +38,8 @@ class Event(models.Model):
         LOOK_UP_LIMITED = "look-up-limited", "Look-up refused: over the address's limit"
         INTAKE_CHECK = "intake-check", "Loads checked at intake"
         STAFF_RIGHTS = "staff-rights", "Staff rights changed"
+        INTAKE_CLERKS = "intake-clerks", "Intake clerks changed"
+        INTAKE_TOKEN = "intake-token", "Intake site's token made or revoked"
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     at = models.DateTimeField(default=timezone.now, db_index=True)

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from portal.audit.models import Event
 from portal.intake.models import IntakeSite
 from tests.portal.accounts.helpers import signed_in
 from tests.portal.intake.builders import a_load, a_site
@@ -38,6 +39,10 @@ def test_staff_make_a_site_with_its_clerk_and_a_specification(staff, grower):
     assert [u.username for u in site.clerks.all()] == ["grower"]
     [specification] = site.specifications.all()
     assert specification.holds(76) and not specification.holds(75)
+    [granted] = Event.objects.filter(kind=Event.Kind.INTAKE_CLERKS)
+    assert (granted.username, granted.detail) == (
+        "partner", {"of": "grower", "site": "stour-valley-sudbury", "change": "added"}
+    )
 
 
 def test_staff_read_the_loads_and_change_none(staff, grower):

@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from portal.audit.models import Event
 from tests.portal.intake.builders import a_site
 
 pytestmark = pytest.mark.django_db
@@ -31,6 +32,10 @@ def test_an_account_is_made_a_clerk_of_a_site_by_its_code_or_name_and_no_longer(
         "no longer a clerk of Stour Valley Grain, Sudbury."
     )
     assert not clerk.intake_sites.exists()
+    recorded = Event.objects.filter(kind=Event.Kind.INTAKE_CLERKS).order_by("at", "pk")
+    assert [(e.username, e.detail["of"], e.detail["change"]) for e in recorded] == [
+        ("command line", "intake", "added"), ("command line", "intake", "removed"),
+    ]  # fmt: skip
 
 
 def test_a_site_that_is_not_there_is_said_with_those_that_are():
