@@ -1,10 +1,11 @@
 """`make run`: starts the whole system on this machine and says where it is.
 
 The sandbox of the Assurance service (with its demo data) and the portal, started by
-scripts/servers.py, a Celery worker and Celery beat. PostgreSQL and Redis are used when
-DATABASE_URL and REDIS_URL say so, or when they answer on their usual local ports; otherwise
-the portal falls back to SQLite, a file cache, a file-system broker and beat's schedule in
-memory, and says so. Stops everything on Ctrl-C.
+scripts/servers.py, a Celery worker and Celery beat; once the sandbox answers, the portal's
+demo of intake results on the sandbox's demo passport (`manage.py load_intake_demo`).
+PostgreSQL and Redis are used when DATABASE_URL and REDIS_URL say so, or when they answer on
+their usual local ports; otherwise the portal falls back to SQLite, a file cache, a
+file-system broker and beat's schedule in memory, and says so. Stops everything on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ import sys
 import time
 from pathlib import Path
 
-from sandbox.demo.accounts import ACCOUNTS
+from sandbox.demo.accounts import ACCOUNTS, INTAKE_CLERK, PASSPORTS
+from sandbox.ids import display_short_code
 from scripts import servers
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/portal"
 LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 MAILDIR = ROOT / "var" / "mail"
+DEMO_PASSPORT = PASSPORTS[0]  # a load recorded at intake: its grower sees it on its page
 
 
 def answers(host: str, port: int) -> bool:
@@ -63,7 +66,7 @@ def choose_redis() -> tuple[str, str]:
 def environment(database: str, redis: str, sandbox_port: int) -> dict[str, str]:
     """The environment of every process `make run` starts: the sandbox, the portal and the
     worker (and of `make manage`'s commands)."""
-    on_sandbox = not os.environ.get("ASSURANCE_BASE_URL")
+    on_sandbox = on_the_sandbox()
     return {
         **os.environ,
         **(_sandbox_lookup_account() if on_sandbox else {}),
@@ -78,6 +81,12 @@ def environment(database: str, redis: str, sandbox_port: int) -> dict[str, str]:
         "ASSURANCE_FORWARDS_CLIENT_ADDRESS": os.environ.get("ASSURANCE_FORWARDS_CLIENT_ADDRESS")
         or ("true" if on_sandbox else "false"),
     }
+
+
+def on_the_sandbox() -> bool:
+    """Whether the portal talks to the sandbox `make run` starts: no ASSURANCE_BASE_URL names
+    another service."""
+    return not os.environ.get("ASSURANCE_BASE_URL")
 
 
 def _sandbox_lookup_account() -> dict[str, str]:
@@ -112,8 +121,9 @@ def main() -> int:
         processes["worker"] = servers.start_worker(env)
         processes["beat"] = servers.start_beat(env)  # the periodic sweep of jobs and records
         sandbox.wait_until_up()
+        intake_demo = on_the_sandbox() and load_intake_demo(env)
         portal.wait_until_up()
-        print_addresses(portal.endpoint("/"), sandbox.endpoint("/"), mail_port)
+        print_addresses(portal.endpoint("/"), sandbox.endpoint("/"), mail_port, intake_demo)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         while all(p.poll() is None for p in processes.values()):
             time.sleep(0.5)
@@ -130,6 +140,27 @@ def main() -> int:
             servers.stop(process, seconds=10)
 
 
+def load_intake_demo(env: dict[str, str]) -> bool:
+    """The portal's demo of intake results (portal/intake/demo.py) on the sandbox's demo
+    passport, loaded where missing; whether it is there. A failure is said and passed over:
+    the rest of the system works without it."""
+    command = [sys.executable, "manage.py", "load_intake_demo", DEMO_PASSPORT["short_code"],
+               "--added-by", DEMO_PASSPORT["created_by"], "--clerk", INTAKE_CLERK]  # fmt: skip
+    try:
+        loaded = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                                timeout=120, check=False)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        print("The intake demo was not loaded: it took more than 120 s.", file=sys.stderr)
+        return False
+    if loaded.returncode == 0:
+        print(loaded.stdout.strip(), flush=True)
+        return True
+    said = (loaded.stderr.strip() or loaded.stdout.strip()).splitlines()
+    print(f"The intake demo was not loaded: {said[-1] if said else 'no reason given'}",
+          file=sys.stderr, flush=True)  # fmt: skip
+    return False
+
+
 def _mail_environment(mail_port: int | None) -> dict[str, str]:
     """The portal's mail goes to make run's own mail server, unless EMAIL_HOST names another."""
     if mail_port is None:
@@ -138,7 +169,9 @@ def _mail_environment(mail_port: int | None) -> dict[str, str]:
             "PORTAL_DEVELOPMENT_MAILBOX": str(MAILDIR)}  # fmt: skip
 
 
-def print_addresses(portal: str, sandbox: str, mail_port: int | None) -> None:
+def print_addresses(
+    portal: str, sandbox: str, mail_port: int | None, intake_demo: bool = False
+) -> None:
     print()
     print(f"  Assurance portal:           {portal}")
     print(f"  Assurance service sandbox:  {sandbox}  (admin: {sandbox}admin/)")
@@ -151,6 +184,11 @@ def print_addresses(portal: str, sandbox: str, mail_port: int | None) -> None:
     print("  Demo accounts (username / password):")
     for account in ACCOUNTS:
         print(f"    {account['username']:<10} {account['password']}")
+    if intake_demo:
+        print()
+        code, grower = display_short_code(DEMO_PASSPORT["short_code"]), DEMO_PASSPORT["created_by"]
+        print(f"  A load recorded at intake:  {portal}passports/{code}/  "
+              f"(as {grower}; {INTAKE_CLERK} is its site's clerk)")  # fmt: skip
     print()
     print("  Press Ctrl-C to stop.", flush=True)
 

@@ -1,9 +1,12 @@
-"""The GUIDs of the sandbox's demo memberships, sites and stores (sandbox/demo/accounts.py), by
-the names the tests use for them."""
+"""The GUIDs of the sandbox's demo memberships, sites and stores, and its demo passport's short
+code (sandbox/demo/accounts.py), by the names the tests use for them."""
 
 from __future__ import annotations
 
+from sandbox.demo.accounts import PASSPORTS
 from sandbox.ids import guid_for
+
+DEMO_PASSPORT = PASSPORTS[0]["short_code"]
 
 HOLLOWFIELD = guid_for("membership:hollowfield")
 HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,8 +13,12 @@ import time
 import pytest
 import requests
 
+from sandbox.ids import display_short_code
+from scripts.run import load_intake_demo
 from scripts.servers import free_port
 from tests.conftest import ROOT
+from tests.demo import DEMO_PASSPORT
+from tests.portal.accounts.helpers import PASSWORDS
 
 
 def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_path):
@@ -50,9 +55,38 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         assert mailbox.headers["Location"].startswith("/accounts/sign-in/")
         too_long = f"http://127.0.0.1:{portal_port}/{'x' * 5000}"
         assert "That address is too long" in requests.get(too_long, timeout=10).text
+        assert "intake demo" in started  # loaded now, or already by an earlier run
+        intake = f"http://127.0.0.1:{portal_port}/passports/{display_short_code(DEMO_PASSPORT)}/"
+        assert f"A load recorded at intake:  {intake}" in started
+        page = _signed_in(f"http://127.0.0.1:{portal_port}", "grower").get(intake, timeout=10)
+        assert "At intake" in page.text and "Stour Valley Grain, Sudbury" in page.text
     finally:
         os.killpg(run.pid, signal.SIGTERM)
         run.wait(timeout=30)
+
+
+def test_an_intake_demo_that_cannot_be_loaded_is_said_and_the_rest_goes_on(capsys):
+    env = {**os.environ, "ASSURANCE_BASE_URL": "https://assurance.example.org"}
+    assert load_intake_demo(env) is False
+    said = capsys.readouterr().err
+    assert said.startswith("The intake demo was not loaded: CommandError: The portal's")
+    assert "is not on this machine" in said
+
+
+def _signed_in(portal: str, username: str) -> requests.Session:
+    """A session signed in as the demo account `username` with the sign-in form."""
+    session = requests.Session()
+    url = f"{portal}/accounts/sign-in/"
+    token = re.search(
+        r'name="csrfmiddlewaretoken" value="([^"]+)"', session.get(url, timeout=10).text
+    )
+    signed_in = session.post(
+        url, data={"csrfmiddlewaretoken": token[1], "username": username,
+                   "password": PASSWORDS[username]},
+        headers={"Referer": url}, allow_redirects=False, timeout=20,
+    )  # fmt: skip
+    assert signed_in.status_code == 302, signed_in.text[:500]
+    return session
 
 
 BEAT_ERRORS = ("ERROR", "CRITICAL", "Traceback", "locking protocol", "disk I/O error")

@@ -6,12 +6,13 @@ without its first entry, nor its copy of the latest figures behind them."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from django.db import transaction
 
 from portal.intake.models import Decision, IntakeSite, Load, LoadEntry
+from portal.passports.lookup import Verdict
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,17 @@ def record(
         LoadEntry.objects.create(load=load, kind=LoadEntry.Kind.RECORDED, by=by,
                                  figures=figures.as_json(), verdict=verdict)  # fmt: skip
     return load
+
+
+def kept_verdict(verdict: Verdict) -> dict[str, object]:
+    """The passport's verdict as a load's record keeps it: whether the claim was valid, the
+    status the service gave, and when the look-up asked it."""
+    passport = verdict.passport
+    return {
+        "valid": verdict.is_valid,
+        "status": passport.status if passport is not None else None,
+        "checked_at": datetime.fromtimestamp(verdict.asked_at, UTC).isoformat(),
+    }
 
 
 def correct(load: Load, figures: Figures, *, by: str, reason: str) -> LoadEntry:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest
 
 from portal.accounts.session import user_credentials
@@ -67,13 +68,15 @@ def add_by_code(request: HttpRequest, short_code: str) -> Listed | Refusal:
         return Refusal.CLAIM_NOT_VALID
     if not contacts.is_contact(request, found.membership_guid):
         return Refusal.UNKNOWN
-    return Listed(_recorded(request, found), added_now=True)
+    return Listed(record_added(found, request.user), added_now=True)
 
 
-def _recorded(request: HttpRequest, found: records.CropPassport) -> Passport:
+def record_added(found: records.CropPassport, added_by: AbstractBaseUser) -> Passport:
+    """The portal's record of `found`, a passport the service gave, added by its code by
+    `added_by` (who must be a contact of its membership: the caller has checked)."""
     passport = Passport(membership_guid=found.membership_guid or "",
                         site_guid=found.site_guid or "", store_guid=found.store_guid or "",
-                        made_by=request.user, origin=Passport.Origin.ADDED)  # fmt: skip
+                        made_by=added_by, origin=Passport.Origin.ADDED)  # fmt: skip
     passport.keep_record(found)
     passport.save()
     return passport

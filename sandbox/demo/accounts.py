@@ -2,12 +2,16 @@
 
 from datetime import timedelta
 
+# No memberships: the portal's `make run` makes it a clerk of its demo intake site.
+INTAKE_CLERK = "intake"
+
 ACCOUNTS = [
     {"username": "grower", "email": "grower@example.com", "password": "grower-demo-pass"},
     {"username": "lapsed", "email": "lapsed@example.com", "password": "lapsed-demo-pass"},
     {"username": "haulier", "email": "haulier@example.com", "password": "haulier-demo-pass"},
     # A second contact of grower's first membership only: two people of one business.
     {"username": "partner", "email": "partner@example.com", "password": "partner-demo-pass"},
+    {"username": INTAKE_CLERK, "email": "intake@example.com", "password": "intake-demo-pass"},
 ]
 
 CROPS = "Combinable Crops and Sugar Beet"

@@ -6,13 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from portal.intake import loads
+from portal.intake import demo, loads
 from portal.intake.models import Decision, IntakeSite, Load
 from portal.passports.models import Passport
 from tests.portal.passports.made import made_here
 
-STOUR_VALLEY = {"name": "Stour Valley Grain, Sudbury", "buyer_business": "Stour Valley Grain Ltd",
-                "code": "stour-valley-sudbury"}  # fmt: skip
+STOUR_VALLEY = demo.STOUR_VALLEY  # the demo's site, which `make run` loads
 
 
 def a_site(**fields: str) -> IntakeSite:
