@@ -207,6 +207,12 @@ def _until_ended(job_id: int):
 
 
 def record_the_sandboxs_passports(bench: Bench) -> list[str]:
+    return recorded_from_the_sandbox(bench.sandbox, bench.client, bench.credentials)
+
+
+def recorded_from_the_sandbox(
+    sandbox: Sandbox, client: AssuranceClient, credentials: BearerToken
+) -> list[str]:
     """Every passport of the sandbox's benchmark membership recorded in the portal, as one
     added by its code is (the service's record, fetched through the client); their codes,
     newest first."""
@@ -214,14 +220,13 @@ def record_the_sandboxs_passports(bench: Bench) -> list[str]:
 
     from portal.passports.models import Passport
 
-    with closing(sqlite3.connect(f"file:{bench.sandbox.database}?mode=ro", uri=True)) as db:
+    with closing(sqlite3.connect(f"file:{sandbox.database}?mode=ro", uri=True)) as db:
         codes = [row[0] for row in db.execute(
             "SELECT p.short_code FROM sandbox_passport p JOIN sandbox_membership m "
             "ON p.membership_id = m.id WHERE m.business_name = 'Benchmark Farms Ltd' "
             "ORDER BY p.created DESC")]  # fmt: skip
     with ThreadPoolExecutor(RECORD_THREADS) as pool:
-        fetched = list(pool.map(lambda code: bench.client.passport(bench.credentials, code),
-                                codes))  # fmt: skip
+        fetched = list(pool.map(lambda code: client.passport(credentials, code), codes))
     grower = get_user_model().objects.get(username="grower")
     recorded = set(Passport.objects.values_list("short_code", flat=True))  # made by the rounds
     rows = []

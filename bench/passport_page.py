@@ -1,0 +1,162 @@
+"""A passport's page with a load's result at intake against the same page without one.
+
+    python -m bench passport_page
+
+Starts, on loopback only, a sandbox of its own (its demo data and `generate_large_data`'s
+passports of "Benchmark Farms Ltd", of which grower is a contact) and the portal under gunicorn
+as `make run` starts it (2 workers x 4 threads), on a PostgreSQL database of the benchmark's own
+(`bench_passport_page_<pid>_portal`, dropped afterwards) with Redis database 12 as its cache. It
+signs in as grower through the sign-in form, records the sandbox's passports in the portal (as
+"added by code" records) and, at an intake site with a wheat specification, a load of one of
+them: weighed, six quality results (two out of the specification), accepted with two claims,
+then corrected with a reason and queried by the grower, so that its page shows figures,
+specification, claims and a history of three entries. The passport beside it has no load.
+
+Both pages are asked with `wrk` at 8 connections for 5 s each, in turn, the order swapped every
+round, for five rounds; every answer must be a 200 of at least the page's size. Target (issue
+27): the median of the rounds' ratios of the page with a result's throughput to the page
+without's at least 0.9.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import sys
+from contextlib import ExitStack
+from dataclasses import replace
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+import redis
+
+from bench.business import recorded_from_the_sandbox, setup_django
+from bench.common import (
+    DEMO_PASSWORD,
+    DEMO_USER,
+    POSTGRES_URL,
+    AtLeast,
+    databases,
+    heading,
+    loads_in_turn,
+    machine_load,
+    print_loads,
+    print_targets,
+    require_wrk_and_redis,
+    signed_in_portal,
+    start_sandbox,
+    stop_process,
+)
+from portal.assurance.client import AssuranceClient, BearerToken
+
+REDIS_URL = "redis://127.0.0.1:6379/12"
+PASSPORTS = 20  # generate_large_data's; two are measured
+CONNECTIONS, LOAD_SECONDS, LOAD_ROUNDS = 8, 5, 5
+RATIO = 0.9
+AT_INTAKE = re.compile(r"At intake")
+HEADING = re.compile(r"<h1")
+
+
+def main() -> None:
+    heading("bench.passport_page: a passport's page with a result at intake / without")
+    require_wrk_and_redis(REDIS_URL)
+    cache = redis.Redis.from_url(REDIS_URL)
+    cache.flushdb()
+    print(f"Machine before: {machine_load()}")
+    with ExitStack() as stack:
+        directory = Path(stack.enter_context(TemporaryDirectory(prefix="bench-page-")))
+        stack.callback(cache.flushdb)
+        kind, urls = stack.enter_context(databases("passport_page", ["portal"], directory))
+        if kind != "PostgreSQL":
+            print(f"This benchmark needs PostgreSQL at {POSTGRES_URL}.")
+            sys.exit(1)
+        (directory / "sandbox").mkdir()
+        sandbox = start_sandbox(directory / "sandbox", passports=PASSPORTS)
+        stack.callback(stop_process, sandbox.process)
+        settings = {"ASSURANCE_BASE_URL": sandbox.url, "REDIS_URL": REDIS_URL,
+                    "PORTAL_LOG_LEVEL": "WARNING"}  # fmt: skip
+        portal = signed_in_portal(stack, directory / "portal", urls["portal"], settings)
+        setup_django({**settings, "DATABASE_URL": urls["portal"]})
+        client = AssuranceClient(sandbox.url)
+        credentials = BearerToken(client.login(DEMO_USER, DEMO_PASSWORD).token)
+        with_result, without = _wheat_passports(
+            recorded_from_the_sandbox(sandbox, client, credentials)
+        )
+        _a_load_with_its_history(with_result)
+        pages = {
+            "with a result": (f"/passports/{with_result}/", AT_INTAKE),
+            "without": (f"/passports/{without}/", HEADING),
+        }
+        sizes = {label: portal.page(path, holding) for label, (path, holding) in pages.items()}
+        if AT_INTAKE.search(portal.get(pages["without"][0]).text):
+            raise RuntimeError("The page without a result shows one.")
+        cookie = portal.headers["Cookie"]
+        first, second = ((label, portal.url + path, sizes[label])
+                         for label, (path, _) in pages.items())  # fmt: skip
+        loads = loads_in_turn(first, second, cookie, connections=CONNECTIONS,
+                              seconds=LOAD_SECONDS, rounds=LOAD_ROUNDS)  # fmt: skip
+    ratios = [page.throughput / plain.throughput for page, plain in loads]
+    print(f"\nThe page with a result ({sizes['with a result']:,} bytes) and without "
+          f"({sizes['without']:,} bytes), wrk at {CONNECTIONS} connections for {LOAD_SECONDS} s "
+          f"each, in turn:")  # fmt: skip
+    print_loads([load for pair in loads for load in pair])
+    print(f"Ratios of throughput, with / without: {', '.join(f'{r:.2f}' for r in ratios)}")
+    print()
+    print_targets([AtLeast(f"passport page with a result / without, throughput (median of "
+                           f"{LOAD_ROUNDS})", statistics.median(ratios), RATIO, "x")])  # fmt: skip
+    print(f"Machine after: {machine_load()}")
+
+
+def _wheat_passports(codes: list[str]) -> tuple[str, str]:
+    """Two of the recorded passports, the first of wheat (its results have a specification)."""
+    from portal.passports.models import Passport
+
+    wheat = Passport.objects.filter(short_code__in=codes, crop_type__iexact="wheat")
+    first = wheat.values_list("short_code", flat=True).first()
+    if first is None:
+        raise RuntimeError("The sandbox's benchmark passports hold no wheat.")
+    second = next(code for code in codes if code != first)
+    return first, second
+
+
+def _a_load_with_its_history(short_code: str) -> None:
+    """A load of the passport recorded at a site with a wheat specification, corrected, and
+    queried by its grower: what its page shows at its fullest."""
+    from django.utils import timezone
+
+    from portal.intake import loads
+    from portal.intake.models import Decision, IntakeSite, LoadEntry
+    from portal.passports.models import Passport
+
+    site = IntakeSite.objects.create(name="Stour Valley Grain, Sudbury", code="stour-valley",
+                                     buyer_business="Stour Valley Grain Ltd")  # fmt: skip
+    specification = (("moisture", None, "15"), ("specific_weight", "76", None),
+                     ("protein", "11", None), ("hagberg", "250", None),
+                     ("admixture", None, "2"), ("screenings", None, "5"))  # fmt: skip
+    for parameter, lowest, highest in specification:
+        site.specifications.create(crop="wheat", parameter=parameter,
+                                   lowest=lowest and Decimal(lowest),
+                                   highest=highest and Decimal(highest))  # fmt: skip
+    figures = loads.Figures(
+        arrival=timezone.now() - timedelta(hours=2), vehicle="AE24 KTV", gross_kg=44_120,
+        tare_kg=15_020, decision=Decision.CLAIM, sample_reference="S-0931", sample_kept_days=90,
+        results={"moisture": Decimal("15.6"), "specific_weight": Decimal("72.5"),
+                 "protein": Decimal("11.8"), "hagberg": Decimal("280"),
+                 "admixture": Decimal("1.2"), "screenings": Decimal("3.1")},
+        reasons=("moisture", "specific-weight"),
+        claims=(loads.Claim("specific_weight", Decimal("2.50"), Decimal("29.10")),
+                loads.Claim("moisture", Decimal("1.80"), Decimal("29.10"))),
+    )  # fmt: skip
+    passport = Passport.objects.get(short_code=short_code)
+    verdict = {"valid": True, "checked_at": timezone.now().isoformat()}
+    load = loads.record(site, "T-1001", passport, figures, by="intake", verdict=verdict)
+    corrected = replace(figures, tare_kg=14_980)
+    loads.correct(load, corrected, by="intake", reason="Tare read from the lorry before")
+    LoadEntry.objects.create(load=load, kind=LoadEntry.Kind.QUERIED, by=DEMO_USER,
+                             words="Our own sample weighed 76.4 kg/hl.")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
