@@ -236,6 +236,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "portal.accounts.navigation.links",
+                # `intake_clerk`: the header's Intake link, the intake check's Record links.
+                "portal.intake.clerkship.clerk",
             ],
         },
     },

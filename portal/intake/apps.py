@@ -7,4 +7,4 @@ class IntakeConfig(AppConfig):
     verbose_name = "Intake results"
 
     def ready(self) -> None:
-        from portal.intake import receivers  # noqa: F401  (connects them)
+        from portal.intake import clerkship, receivers  # noqa: F401  (connect their receivers)

@@ -47,10 +47,11 @@ class ShownLoad:
 def loads_of(passport: object) -> list[ShownLoad]:
     """The loads recorded of `passport` (a passports.models.Passport), newest first."""
     loads = Load.objects.filter(passport=passport).select_related("site", "passport")
-    return [_shown(load) for load in loads.prefetch_related("entries", "site__specifications")]
+    return [shown(load) for load in loads.prefetch_related("entries", "site__specifications")]
 
 
-def _shown(load: Load) -> ShownLoad:
+def shown(load: Load) -> ShownLoad:
+    """One load as it is shown: its latest figures, results, claims and history."""
     figures = latest_figures(load)
     crop = load.passport.crop_type
     specifications = {

@@ -1,7 +1,16 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from portal.intake.views import clerks
 
 app_name = "intake"
 
 # The clerks' pages (views/clerks.py), the grower's queries and the clerks' answers
 # (views/queries.py), uploads (views/uploads.py) and the sites' software's door (views/door.py).
-urlpatterns: list = []
+urlpatterns = [
+    path("", clerks.home, name="home"),
+    path("record", clerks.record_code, name="record-code"),
+    path("sites/<slug:site>/", clerks.site, name="site"),
+    path("sites/<slug:site>/record", clerks.record, name="record"),
+    path("loads/<int:pk>/", clerks.load, name="load"),
+    path("loads/<int:pk>/correct", clerks.correct, name="correct"),
+]

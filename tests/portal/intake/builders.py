@@ -1,11 +1,13 @@
 """The one builder of intake sites and recorded loads for the tests: a site as staff make it,
-and a load as a clerk records it (portal.intake.loads), of a passport the grower made."""
+its clerks as staff name them, and a load as a clerk records it (portal.intake.loads), of a
+passport the grower made."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from portal.accounts.session import portal_user
 from portal.intake import demo, loads
 from portal.intake.models import Decision, IntakeSite, Load
 from portal.passports.models import Passport
@@ -18,6 +20,12 @@ def a_site(**fields: str) -> IntakeSite:
     """A site as staff make it, whose wheat must weigh 76 kg/hl or more."""
     site = IntakeSite.objects.create(**(STOUR_VALLEY | fields))
     site.specifications.create(crop="wheat", parameter="specific_weight", lowest=Decimal("76"))
+    return site
+
+
+def a_clerk(username: str, site: IntakeSite) -> IntakeSite:
+    """The account `username` made a clerk of `site`, as staff make one (grant_intake)."""
+    site.clerks.add(portal_user(username))
     return site
 
 
@@ -34,7 +42,11 @@ def figures(**changed: object) -> loads.Figures:
     } | changed))  # fmt: skip
 
 
-def a_load(site: IntakeSite, ticket: str = "T-1001", **changed: object) -> Load:
-    passport = Passport.objects.get(short_code=made_here())
+def a_load(
+    site: IntakeSite, ticket: str = "T-1001", *, short_code: str | None = None, **changed: object
+) -> Load:
+    """A load recorded at `site`, of the passport `short_code` (one the grower makes now, if
+    none), with the builder's `figures` and any `changed`."""
+    passport = Passport.objects.get(short_code=short_code or made_here())
     verdict = {"valid": True, "checked_at": "2026-09-03T10:14:00+00:00"}
     return loads.record(site, ticket, passport, figures(**changed), by="intake", verdict=verdict)
