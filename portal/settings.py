@@ -346,8 +346,15 @@ PORTAL_AUDIT_DAYS = max(30, env_int("PORTAL_AUDIT_DAYS", 365))
 # several machines, point the "jobs" storage at shared object storage (docs/operations.md).
 PORTAL_JOB_RESULT_DAYS = env_int("PORTAL_JOB_RESULT_DAYS", 7)
 PORTAL_JOB_FILES_DIR = env_str("PORTAL_JOB_FILES_DIR", str(VAR_DIR / "jobs"))
+# The files the portal keeps of its own (the laboratory certificates of growers' queries,
+# portal/intake), in the default storage: never at an address of their own, each sent by a view
+# that checks who asks.
+PORTAL_FILES_DIR = env_str("PORTAL_FILES_DIR", str(VAR_DIR / "files"))
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": PORTAL_FILES_DIR, "base_url": None},
+    },
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     "jobs": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
@@ -370,6 +377,11 @@ if PORTAL_JOB_FILES_S3_BUCKET:
             "file_overwrite": True,  # a job run again replaces its one file
             "querystring_auth": True,
         },
+    }
+    # The portal's own files in the same bucket, under files/: every portal process sees them.
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {**STORAGES["jobs"]["OPTIONS"], "location": "files", "file_overwrite": False},
     }
 # Behind nginx (deploy/nginx/portal.conf.template), a job's file on this file system is sent by
 # nginx from its internal location for this prefix (X-Accel-Redirect), once the portal has

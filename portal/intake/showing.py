@@ -10,6 +10,7 @@ from decimal import Decimal
 from portal.intake import quality
 from portal.intake.loads import Claim, Figures, latest_figures
 from portal.intake.models import Load, LoadEntry, Specification
+from portal.intake.queries import open_query
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,11 @@ class ShownLoad:
     @property
     def claimed(self) -> Decimal:
         return sum((c.claim.total for c in self.claims), Decimal("0.00"))
+
+    @property
+    def open_query(self) -> LoadEntry | None:
+        """The grower's query not yet answered, stood by or corrected."""
+        return open_query(self.history)
 
 
 def loads_of(passport: object) -> list[ShownLoad]:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from portal.intake.views import clerks
+from portal.intake.views import clerks, queries
 
 app_name = "intake"
 
@@ -13,4 +13,7 @@ urlpatterns = [
     path("sites/<slug:site>/record", clerks.record, name="record"),
     path("loads/<int:pk>/", clerks.load, name="load"),
     path("loads/<int:pk>/correct", clerks.correct, name="correct"),
+    path("loads/<int:load_id>/query", queries.query, name="query"),
+    path("loads/<int:load_id>/answer", queries.answer, name="answer"),
+    path("loads/<int:load_id>/certificate/<int:entry_id>", queries.certificate, name="certificate"),
 ]
