@@ -73,6 +73,8 @@ class Row:
 
     @property
     def latest(self) -> str:
+        if self.queried:
+            return "Queried by the grower"
         return LoadEntry.Kind(self.latest_kind).label
 
     @property

@@ -113,9 +113,9 @@ class LoadEntry(models.Model):
     class Kind(models.TextChoices):
         RECORDED = "recorded", "Recorded"
         CORRECTED = "corrected", "Corrected"
-        QUERIED = "queried", "Queried by the grower"
+        QUERIED = "queried", "Queried"
         ANSWERED = "answered", "Answered"
-        STOOD_BY = "stood-by", "Stood by"
+        STOOD_BY = "stood-by", "Result upheld"
 
     load = models.ForeignKey(Load, on_delete=models.PROTECT, related_name="entries")
     kind = models.CharField(max_length=16, choices=Kind.choices)

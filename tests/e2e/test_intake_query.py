@@ -119,6 +119,7 @@ def test_on_a_phone_the_clerk_answers_the_query(
     page.get_by_role("button", name="Stand by the result").click()
     expect(page.get_by_role("status")).to_contain_text("The grower sees that the result stands")
     expect(page.locator(".intake-history li").nth(2)).to_contain_text("Result upheld by haulier on")
-    expect(page.get_by_text("No query of this load is open")).to_be_visible()
+    expect(page).to_have_url(f"{portal_url}/intake/loads/{load.pk}/")  # the load's page
+    expect(page.get_by_role("heading", name="Query open")).to_have_count(0)
     no_sideways_scroll(page)
     assert_accessible(page)
