@@ -292,14 +292,15 @@ def _send_once(mailing: Mailing, mail: Any, *, sender: Any, passports: int) -> N
     with transaction.atomic():
         if Mailing.objects.select_for_update().values_list("sent", flat=True).get(pk=mailing.pk):
             return
-        _send(mail, mailing.recipient)
+        hand_to_mail_server(mail, mailing.recipient)
         Mailing.objects.filter(pk=mailing.pk).update(sent=timezone.now())
         audit.record(audit.Kind.MAIL_SENT, user=sender, mailing=mailing.pk, passports=passports)
 
 
-def _send(mail: Any, recipient: str) -> None:
+def hand_to_mail_server(mail: Any, recipient: str) -> None:
     """Hands the mail to the mail server: WorkFailed if it refuses it for good (a 5xx answer),
-    TryAgain if it cannot be reached or answers "try later" (4xx)."""
+    TryAgain if it cannot be reached or answers "try later" (4xx). Every mail job's way to
+    send (the intake results' too, portal.intake.notifying)."""
     try:
         mail.send()
     except smtplib.SMTPRecipientsRefused as refused:
