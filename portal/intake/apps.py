@@ -8,9 +8,12 @@ class IntakeConfig(AppConfig):
     verbose_name = "Intake results"
 
     def ready(self) -> None:
-        from portal.intake import notifying
+        from portal.intake import exporting, notifying
         from portal.intake.models import LoadEntry
+        from portal.passports import manifests
 
         # Each load recorded or corrected is mailed to its passport's maker.
         post_save.connect(notifying.entry_added, sender=LoadEntry,
                           dispatch_uid="intake.mail_the_maker")  # fmt: skip
+        # The figures of each passport's latest load go in the business's exports.
+        manifests.columns_added.connect(exporting.columns, dispatch_uid="intake.export_figures")

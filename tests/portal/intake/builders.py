@@ -35,7 +35,11 @@ def figures(**changed: object) -> loads.Figures:
     } | changed))  # fmt: skip
 
 
-def a_load(site: IntakeSite, ticket: str = "T-1001", **changed: object) -> Load:
-    passport = Passport.objects.get(short_code=made_here())
+def a_load(
+    site: IntakeSite, ticket: str = "T-1001", passport: Passport | None = None, **changed: object
+) -> Load:
+    """A load recorded at `site` with `figures(**changed)`, of `passport` (by default a new
+    passport the grower made)."""
+    passport = passport or Passport.objects.get(short_code=made_here())
     verdict = {"valid": True, "checked_at": "2026-09-03T10:14:00+00:00"}
     return loads.record(site, ticket, passport, figures(**changed), by="intake", verdict=verdict)
