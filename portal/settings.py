@@ -150,6 +150,10 @@ PORTAL_MAILS_PER_RECIPIENT_PER_DAY = max(1, env_int("PORTAL_MAILS_PER_RECIPIENT_
 # waiting PORTAL_MAIL_RETRY_SECONDS, then twice as long each time.
 PORTAL_MAIL_TRIES = max(1, env_int("PORTAL_MAIL_TRIES", 5))
 PORTAL_MAIL_RETRY_SECONDS = max(1, env_int("PORTAL_MAIL_RETRY_SECONDS", 30))
+# The portal's own address as its users reach it (with any prefix it is served under), for the
+# links in mail the portal sends of its own accord, with no request to take it from: the
+# intake results mailed to a passport's maker (portal/intake/notifying.py).
+PORTAL_URL = env_str("PORTAL_URL", f"http://127.0.0.1:{env_int('PORTAL_PORT', 8000)}").rstrip("/")
 # A Maildir that `make run`'s own mail server writes to, shown at /development/mail/ (only when
 # DEBUG or PORTAL_DEVELOPMENT is on).
 PORTAL_DEVELOPMENT_MAILBOX = (

@@ -20,6 +20,7 @@ LINKED = {
     "home": "home",
     "sign_in": "accounts:sign-in",
     "sign_out": "accounts:sign-out",
+    "account": "accounts:you",
     "standards": "standards:schemes",
     "jobs": "jobs:list",
     "create": "passports:create",

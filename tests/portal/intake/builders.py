@@ -50,11 +50,11 @@ def figures(**changed: object) -> loads.Figures:
 
 
 def a_load(
-    site: IntakeSite, ticket: str = "T-1001", *, short_code: str | None = None, **changed: object
+    site: IntakeSite, ticket: str = "T-1001", passport: Passport | None = None, **changed: object
 ) -> Load:
-    """A load recorded at `site`, of the passport `short_code` (one the grower makes now, if
-    none), with the builder's `figures` and any `changed`."""
-    passport = Passport.objects.get(short_code=short_code or made_here())
+    """A load recorded at `site` with `figures(**changed)`, of `passport` (by default a new
+    passport the grower made)."""
+    passport = passport or Passport.objects.get(short_code=made_here())
     verdict = {"valid": True, "checked_at": "2026-09-03T10:14:00+00:00"}
     return loads.record(site, ticket, passport, figures(**changed), by="intake", verdict=verdict)
 

@@ -20,6 +20,7 @@ from portal.accounts.session import portal_user
 from portal.assurance import service
 from portal.intake import clerking, loads
 from portal.intake.models import Decision, IntakeSite, Load, LoadEntry
+from portal.passports.models import Passport
 from tests.demo import WENHAM
 from tests.portal.accounts.helpers import signed_in, upstream_calls
 from tests.portal.intake.builders import a_clerk, a_load, a_site
@@ -190,7 +191,7 @@ def test_earlier_loads_come_a_page_at_a_time(clerk, site, settings):
     code = made_here()
     with time_machine.travel(timezone.now() - timedelta(days=2)):
         for number in range(27):
-            a_load(site, f"T-{number:02}", short_code=code)
+            a_load(site, f"T-{number:02}", Passport.objects.get(short_code=code))
     first = clerk.get(SITE)
     assert "Page 1 of 2" in text(first)
     assert len(rows(first, EARLIER)) == 25
