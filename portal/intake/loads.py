@@ -1,7 +1,8 @@
 """Recording a load and each step of its history, as the clerk's pages and the uploads will:
-a load recorded with its figures and the passport's verdict at that moment; a correction with
-its reason, which keeps what was there before. Each in one transaction: a load is never left
-without its first entry, nor its copy of the latest figures behind them."""
+a load recorded with its figures and the passport's verdict at that moment (or many at once,
+an upload's); a correction with its reason, which keeps what was there before. Each in one
+transaction: a load is never left without its first entry, nor its copy of the latest figures
+behind them."""
 
 from __future__ import annotations
 
@@ -89,6 +90,34 @@ def record(
         LoadEntry.objects.create(load=load, kind=LoadEntry.Kind.RECORDED, by=by,
                                  figures=figures.as_json(), verdict=verdict)  # fmt: skip
     return load
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A load to record: its ticket, the passport it came with, its figures, and the verdict."""
+
+    ticket: str
+    passport: object
+    figures: Figures
+    verdict: dict
+
+
+def record_many(site: IntakeSite, recordings: list[Recording], *, by: str) -> list[Load]:
+    """Loads recorded as `record` records each, all in one transaction and a few statements (an
+    upload's rows): each load with its first entry, or none of them. Raises IntegrityError if
+    the site has recorded any of the tickets already (then none is recorded)."""
+    with transaction.atomic():
+        made = Load.objects.bulk_create([
+            Load(site=site, ticket=r.ticket, passport=r.passport, net_kg=r.figures.net_kg,
+                 decision=r.figures.decision)
+            for r in recordings
+        ])  # fmt: skip
+        LoadEntry.objects.bulk_create([
+            LoadEntry(load=load, kind=LoadEntry.Kind.RECORDED, by=by,
+                      figures=r.figures.as_json(), verdict=r.verdict)
+            for load, r in zip(made, recordings, strict=True)
+        ])  # fmt: skip
+    return made
 
 
 def correct(load: Load, figures: Figures, *, by: str, reason: str) -> LoadEntry:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import chain
+from typing import Any
 
 from django.db import IntegrityError, transaction
 
@@ -74,6 +75,24 @@ class Taken:
                 for message in messages]  # fmt: skip
 
 
+@dataclass(frozen=True)
+class NewLoad:
+    """A record checked, to be recorded: a load of a ticket the site has not recorded."""
+
+    ticket: str
+    passport: Passport
+    figures: loads.Figures
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A record checked, to correct its ticket's load with its reason."""
+
+    load: Load
+    figures: loads.Figures
+    reason: str
+
+
 def take(
     site: IntakeSite,
     record: Record,
@@ -84,11 +103,28 @@ def take(
     verdict_of: Callable[[str], dict],
     mark: Mark | None = None,
 ) -> Taken:
-    """The record taken at `site` by `by`. `passports`: the portal's passports of the records'
-    short codes (`passports_of`); `recorded`: the site's loads of their tickets
-    (`recorded_at`), to which a load recorded here is added; `verdict_of(short_code)`: the
-    verdict to keep with a load recorded now; `mark(load, outcome)`, called in the transaction
-    that records or corrects it."""
+    """The record taken at `site` by `by`, in a transaction of its own. `passports`: the
+    portal's passports of the records' short codes (`passports_of`); `recorded`: the site's
+    loads of their tickets (`recorded_at`), to which a load recorded here is added;
+    `verdict_of(short_code)`: the verdict to keep with a load recorded now; `mark(load,
+    outcome)`, called in the transaction that records or corrects it."""
+    checked = check(site, record, passports=passports, recorded=recorded)
+    if isinstance(checked, Taken):
+        return checked
+    if isinstance(checked, Correction):
+        return _corrected(checked.load, checked.figures, by=by, reason=checked.reason, mark=mark)
+    return _recorded(site, checked.ticket, checked.passport, checked.figures, by=by,
+                     verdict=verdict_of(checked.passport.short_code), recorded=recorded,
+                     mark=mark)  # fmt: skip
+
+
+def check(
+    site: IntakeSite, record: Record, *, passports: Mapping[str, Passport],
+    recorded: Mapping[str, Load],
+) -> Taken | NewLoad | Correction:  # fmt: skip
+    """What the record would do, checked and written nowhere: refused (with its errors by
+    column), left alone (its ticket recorded already), or a new load or a correction to write.
+    A ticket not in `recorded` is taken as not recorded: `record` meets it if it was."""
     errors: dict[str, list[str]] = {}
     correction = _yes(record.get(CORRECTION))
     if correction is None:
@@ -110,9 +146,9 @@ def take(
     passport, refusal = _passport(record.get(SHORT_CODE), passports, load if correction else None)
     if refusal:
         errors[SHORT_CODE] = [refusal]
-    form = LoadForm(form_data(record), site=site, crop=passport.crop_type if passport else "",
-                    loaded=passport.loading_date if passport else None,
-                    load=load if correction else None)  # fmt: skip
+    form = _Form(form_data(record), site=site, crop=passport.crop_type if passport else "",
+                 loaded=passport.loading_date if passport else None,
+                 load=load if correction else None, recorded=recorded)  # fmt: skip
     for name, messages in form.errors.items():
         if passport is None and name in CROP_FIELDS:
             continue
@@ -120,10 +156,23 @@ def take(
     if errors or passport is None:
         return Taken(Outcome.REFUSED, errors)
     if correction:
-        return _corrected(load, form.figures(), by=by, reason=reason, mark=mark)
-    return _recorded(site, form.cleaned_data["ticket"], passport, form.figures(), by=by,
-                     verdict=verdict_of(passport.short_code), recorded=recorded,
-                     mark=mark)  # fmt: skip
+        return Correction(load, form.figures(), reason)
+    return NewLoad(form.cleaned_data["ticket"], passport, form.figures())
+
+
+class _Form(LoadForm):
+    """The clerk's form, told which of the records' tickets the site has recorded (read at once
+    for many records): it asks the database again only of those, rather than of each."""
+
+    def __init__(self, *args: Any, recorded: Mapping[str, Load], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.recorded = recorded
+
+    def clean_ticket(self) -> str:
+        ticket = self.cleaned_data["ticket"].strip()
+        if self.load is None and ticket in self.recorded:
+            return super().clean_ticket()  # refused, in the form's own words
+        return ticket
 
 
 def _recorded(

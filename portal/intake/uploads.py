@@ -10,10 +10,13 @@ file that cannot be taken is refused at once, beside its field. The file is kept
 storage for its job (never in the broker's message), read a row at a time, and removed with the
 job.
 
-Each row is taken as portal.intake.rows takes a record: whole, in a transaction of its own, or
-not at all. The transaction also writes the row's `UploadedRow`, so that the job run again (its
-worker killed halfway) takes up the rows it had not done and reports those it had as this
-upload's, rather than as "already recorded" or corrected twice.
+Each row is checked as portal.intake.rows checks a record (the clerk's form's checks and words)
+and written whole or not at all: a correction in a transaction of its own, the new loads of
+ROWS_AT_ONCE rows together in one (each load with its first entry; a few statements for them
+all, where a transaction each would wait on the disk each time). The transaction that writes a
+row also writes its `UploadedRow`, so that the job run again (its worker killed halfway) takes
+up the rows it had not done and reports those it had as this upload's, rather than as "already
+recorded" or corrected twice.
 """
 
 from __future__ import annotations
@@ -35,11 +38,12 @@ from django import forms
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
-from portal.intake import access, quality, rows, sheets, verdicts
+from portal.intake import access, loads, quality, rows, sheets, verdicts
 from portal.intake.forms import CLAIMS_AT_MOST, HEAVIEST_KG
 from portal.intake.models import Decision, IntakeSite, LoadEntry, UploadedRow
 from portal.jobs.models import Job, result_storage
@@ -48,6 +52,7 @@ from portal.lib.spreadsheets import safe_cell
 
 UPLOAD_BYTES = 5 * 1024 * 1024
 ROWS_AT_ONCE = 200  # rows whose passports, loads and verdicts are read together
+SPOOLED_BYTES = 64 * 1024  # a report larger than this is written to a temporary file
 REFUSALS_SHOWN = 50  # refused rows listed on the job's page (the report lists them all)
 REPORT_COLUMNS = ("row", "ticket", "short_code", "outcome", "reasons", "verdict")
 ALREADY = "already recorded: mark the row as a correction to change it"
@@ -293,25 +298,94 @@ def _stem(name: str) -> str:
 def _taken(
     job: Job, site: IntakeSite, sheet: Iterator[sheets.Row]
 ) -> Iterator[tuple[sheets.Row, rows.Taken]]:
-    """Each row with what became of it, read and taken ROWS_AT_ONCE at a time: their passports,
-    their tickets' loads and their verdicts asked together."""
+    """Each row with what became of it, ROWS_AT_ONCE at a time: their passports, their tickets'
+    loads and their verdicts read together, each row checked, and the new loads among them
+    recorded together (`_Chunk`)."""
     by = job.owner.get_username()
-    for chunk in batched(sheet, ROWS_AT_ONCE):
-        done = _done_before(job, [row.number for row in chunk])
-        pending = [row.cells for row in chunk if row.number not in done]
-        passports = rows.passports_of(cells.get(rows.SHORT_CODE) for cells in pending)
-        recorded = rows.recorded_at(site, (cells.get("ticket") for cells in pending))
-        asked = rows.verdicts_for(pending, passports, recorded)
-        for row in chunk:
-            if row.number in done:
-                yield row, done[row.number]
+    for rows_read in batched(sheet, ROWS_AT_ONCE):
+        chunk = _Chunk(job, site, by, rows_read)
+        yield from chunk.taken()
+
+
+class _Chunk:
+    """Rows of an upload taken together. Each row is checked as the form checks it; a
+    correction is written at once, in a transaction of its own; the new loads are recorded
+    together, each whole with its first entry and its row's `UploadedRow`, in one transaction
+    (loads.record_many: a few statements for them all, where one transaction each would wait
+    on the disk each time). That transaction is written before a row of a ticket it holds is
+    checked (the same ticket twice in the file), and at the end. Should it meet a ticket
+    recorded meanwhile (by a clerk, as the job ran), its rows are taken one by one instead."""
+
+    def __init__(self, job: Job, site: IntakeSite, by: str, read: tuple[sheets.Row, ...]) -> None:
+        self.job, self.site, self.by, self.read = job, site, by, read
+        self.done = _done_before(job, [row.number for row in read])
+        pending = [row.cells for row in read if row.number not in self.done]
+        self.passports = rows.passports_of(cells.get(rows.SHORT_CODE) for cells in pending)
+        self.recorded = rows.recorded_at(site, (cells.get("ticket") for cells in pending))
+        self.asked = rows.verdicts_for(pending, self.passports, self.recorded)
+        self.new: list[tuple[sheets.Row, rows.NewLoad]] = []
+        self.new_tickets: set[str] = set()
+
+    def taken(self) -> Iterator[tuple[sheets.Row, rows.Taken]]:
+        found = dict(self.done)
+        for row in self.read:
+            if row.number in found:
                 continue
-            taken = rows.take(site, row.cells, by=by, passports=passports, recorded=recorded,
-                              verdict_of=verdicts.from_asked(asked),
-                              mark=_marker(job, row.number))  # fmt: skip
-            if taken.outcome == rows.Outcome.ALREADY:  # done meanwhile by another run of the job?
-                taken = _done_before(job, [row.number]).get(row.number, taken)
-            yield row, taken
+            if row.cells.get("ticket", "") in self.new_tickets:
+                found |= self._record_new()
+            checked = rows.check(self.site, row.cells, passports=self.passports,
+                                 recorded=self.recorded)  # fmt: skip
+            if isinstance(checked, rows.NewLoad):
+                self.new.append((row, checked))
+                self.new_tickets.add(checked.ticket)
+            elif isinstance(checked, rows.Correction):
+                found[row.number] = self._take_alone(row)
+            else:
+                found[row.number] = checked
+        found |= self._record_new()
+        for row in self.read:
+            yield row, found[row.number]
+
+    def _record_new(self) -> dict[int, rows.Taken]:
+        new, self.new, self.new_tickets = self.new, [], set()
+        if not new:
+            return {}
+        recordings = [loads.Recording(n.ticket, n.passport, n.figures,
+                                      self.asked.get(n.passport.short_code) or verdicts.unknown())
+                      for _, n in new]  # fmt: skip
+        try:
+            with transaction.atomic():
+                made = loads.record_many(self.site, recordings, by=self.by)
+                UploadedRow.objects.bulk_create(
+                    UploadedRow(job=self.job, row=row.number, load=load, outcome="recorded")
+                    for (row, _), load in zip(new, made, strict=True)
+                )
+        except IntegrityError:  # a ticket recorded meanwhile, or this row by another run
+            return {row.number: self._take_alone(row) for row, _ in new}
+        self.recorded.update((load.ticket, load) for load in made)
+        together = zip(new, made, recordings, strict=True)
+        return {row.number: rows.Taken(rows.Outcome.RECORDED, load=load, verdict=made_with.verdict)
+                for (row, _), load, made_with in together}  # fmt: skip
+
+    def _take_alone(self, row: sheets.Row) -> rows.Taken:
+        """The row taken by itself, in a transaction of its own, with its `UploadedRow`; as it
+        was taken by another run of the job, if one took it meanwhile."""
+        self.recorded.update(rows.recorded_at(self.site, [row.cells.get("ticket")]))
+        try:
+            taken = rows.take(self.site, row.cells, by=self.by, passports=self.passports,
+                              recorded=self.recorded, verdict_of=verdicts.from_asked(self.asked),
+                              mark=_marker(self.job, row.number))  # fmt: skip
+        except IntegrityError:  # its UploadedRow written meanwhile by another run
+            taken = None
+        if taken is None or taken.outcome == rows.Outcome.ALREADY:
+            return (
+                _done_before(self.job, [row.number]).get(row.number)
+                or taken
+                or rows.Taken(
+                    rows.Outcome.ALREADY, load=self.recorded.get(row.cells.get("ticket", ""))
+                )
+            )
+        return taken
 
 
 def _marker(job: Job, number: int) -> rows.Mark:
@@ -339,7 +413,7 @@ class Report:
     small: UTF-8 with a byte-order mark, no cell a spreadsheet would run as a formula."""
 
     def __init__(self) -> None:
-        self._file = SpooledTemporaryFile(max_size=1024 * 1024)  # noqa: SIM115 (handed on)
+        self._file = SpooledTemporaryFile(max_size=SPOOLED_BYTES)  # noqa: SIM115 (handed on)
         self._text = io.TextIOWrapper(self._file, encoding="utf-8", newline="")
         self._text.write("\ufeff")
         self._writer = csv.writer(self._text)

@@ -65,8 +65,9 @@ def _sent(request: HttpRequest, site: IntakeSite, limit: uploads.AtMostBytes) ->
         return _page(request, site, form, status=413 if limit.too_large else 400)
     params = uploads.upload_params(site, form)
     with transaction.atomic():
-        job = start_job(request, intake_upload, f"Tickets of {site.name}: {params['name']}",
-                        params, f"{uploads.KIND}:{form.cleaned_data['key']}")  # fmt: skip
+        title = f"Tickets of {site.name}: {params['name']}"[:200]
+        job = start_job(request, intake_upload, title, params,
+                        f"{uploads.KIND}:{form.cleaned_data['key']}")  # fmt: skip
         if "file" not in job.params:  # a new job, not the one this form started already
             job.params["file"] = uploads.keep_file(job, form.cleaned_data["file"])
             Job.objects.filter(pk=job.pk).update(params=job.params)
@@ -89,7 +90,7 @@ def _page(
                                 params__site=site.pk)[:RECENT]  # fmt: skip
     context = {
         "site": site, "form": form, "recent": recent, "columns": uploads.columns_explained(),
-        "reasons": quality.REASONS, "rows": uploads.row_limit(),
+        "reasons": quality.REASONS, "rows": f"{uploads.row_limit():,}",
     }  # fmt: skip
     return render(request, TEMPLATE, context, status=status)
 

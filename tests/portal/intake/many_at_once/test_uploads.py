@@ -15,13 +15,13 @@ from django.utils import timezone
 from openpyxl import load_workbook
 
 from portal.audit.models import Event
-from portal.intake import rows, uploads
+from portal.intake import loads, rows, uploads
 from portal.intake.models import Load, LoadEntry, UploadedRow
 from portal.jobs.models import Job
 from portal.jobs.tasks import remove_expired
 from tests.jobs import run, run_queued
 from tests.portal.accounts.helpers import signed_in
-from tests.portal.intake.builders import a_site, tickets_file, upload_row
+from tests.portal.intake.builders import a_load, a_site, tickets_file, upload_row
 from tests.portal.intake.many_at_once.uploading import report_of, sent
 
 KIND = uploads.KIND
@@ -90,7 +90,7 @@ def test_a_50_row_csv_with_three_bad_rows_records_47_and_reports_the_three(clerk
     page = clerk.get(f"/jobs/{job.pk}/").content.decode()
     assert '<dt>Recorded</dt><dd class="count">47</dd>' in page
     assert '<dt>Refused</dt><dd class="count">3</dd>' in page
-    assert "<td>21</td><td>T-020</td>" in page
+    assert "<strong>Row 21</strong>, ticket T-020:" in page
     assert Event.objects.filter(kind="intake-upload", detail__rows=50).exists()
 
 
@@ -248,20 +248,20 @@ def test_the_job_run_again_records_nothing_twice_and_reports_its_rows_as_its_own
     sent(clerk, site, tickets_file(fifty_with_three_bad(code)))
     job = Job.objects.get(kind=KIND)
     monkeypatch.setattr(uploads, "ROWS_AT_ONCE", 10)
-    taken_before = rows.take
-    taken = []
+    recorded_many = loads.record_many
+    calls = []
 
-    def dying_after_thirty(*args, **kwargs):
-        if len(taken) == 30:
+    def dying_in_the_fourth_ten(*args, **kwargs):
+        if len(calls) == 3:
             raise WorkerDied()
-        taken.append(1)
-        return taken_before(*args, **kwargs)
+        calls.append(1)
+        return recorded_many(*args, **kwargs)
 
-    monkeypatch.setattr(rows, "take", dying_after_thirty)
+    monkeypatch.setattr(loads, "record_many", dying_in_the_fourth_ten)
     with pytest.raises(WorkerDied):
         run(job)
     assert Load.objects.count() == 28  # rows 2 to 31, two of them refused
-    monkeypatch.setattr(rows, "take", taken_before)
+    monkeypatch.setattr(loads, "record_many", recorded_many)
     job = run(job)  # as the worker that takes the job on runs it
     assert job.state == Job.State.DONE and job.message == "47 recorded, 3 refused."
     assert Load.objects.count() == LoadEntry.objects.count() == 47
@@ -335,3 +335,30 @@ def test_the_recent_uploads_are_listed_for_their_clerk(clerk, site, code):
     assert "Tickets of Stour Valley Grain, Sudbury: monday.csv" in page
     assert "1 recorded." in page
     assert get_user_model().objects.get(username="haulier").intake_sites.count() == 1
+
+
+def test_a_ticket_twice_in_a_file_is_recorded_once_and_may_be_corrected_after(clerk, site, code):
+    table = [
+        upload_row(code, "T-1"),
+        upload_row(code, "T-1"),
+        upload_row(code, "T-2"),
+        upload_row(code, "T-2", tare_kg="14020", correction="yes", correction_reason="Tare"),
+    ]
+    sent(clerk, site, tickets_file(table))
+    report = report_of(run_queued(KIND))
+    assert [line["outcome"] for line in report] == [
+        "recorded", "already recorded", "recorded", "corrected"
+    ]  # fmt: skip
+    assert Load.objects.get(ticket="T-2").net_kg == 30_100
+    assert LoadEntry.objects.count() == 3
+
+
+def test_a_ticket_recorded_while_the_job_ran_is_left_alone_and_the_rest_recorded(
+    clerk, site, code, monkeypatch
+):
+    sent(clerk, site, tickets_file([upload_row(code, f"T-{n}") for n in range(1, 4)]))
+    a_load(site, "T-2")  # a clerk records T-2 as the job reads the rows
+    monkeypatch.setattr(rows, "recorded_at", lambda site, tickets: {})  # read before that
+    report = report_of(run_queued(KIND))
+    assert [line["outcome"] for line in report] == ["recorded", "already recorded", "recorded"]
+    assert Load.objects.count() == 3 and LoadEntry.objects.count() == 3
