@@ -38,8 +38,7 @@ def signed_check(request: HttpRequest, payload: str) -> HttpResponse:
         looked_up = look_up_now(request, checked.short_code)
         passport = looked_up.verdict and looked_up.verdict.passport
         same_record = checked.matches(passport) if passport else None
-    context = {"checked": checked, "looked_up": looked_up, "same_record": same_record,
-               "states": State}  # fmt: skip
+    context = {"checked": checked, "looked_up": looked_up, "same_record": same_record}
     status = 400 if checked.state is State.MALFORMED else 200
     return render(request, "passports/signed.html", context, status=status)
 
