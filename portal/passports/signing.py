@@ -37,7 +37,7 @@ from django.utils.safestring import SafeString
 from portal.assurance import codec, records
 from portal.assurance.passport_fields import FIELDS, day_written
 from portal.lib import signed_codes
-from portal.lib.signing_keys import KeySet, read_key_set
+from portal.lib.signing_keys import KeySet, SigningKey, read_key_set
 from portal.passports import codes
 from portal.passports.qr import QrTooLarge, qr_svg
 
@@ -134,7 +134,7 @@ def signed_qr(request: HttpRequest, passport: records.CropPassport) -> SignedQr 
         return None
     now = datetime.now(UTC)
     try:
-        key = _keys().signing_key(now)
+        key = signing_key(now)
     except Exception as error:  # a key directory that cannot be read: said, and no signing
         _say_once("unreadable", f"Passports' codes are not signed: {error}")
         return None
@@ -143,14 +143,12 @@ def signed_qr(request: HttpRequest, passport: records.CropPassport) -> SignedQr 
         _say_once("no-key", f"Passports' codes are not signed: no key signs now in {where} "
                             "(manage.py new_passport_key makes one).")  # fmt: skip
         return None
-    prefix = f"{request.scheme}://{request.get_host()}{PATH}".upper()
-    kept_as = _kept_as(prefix, key.kid, passport)
-    kept = cache.get(kept_as)
-    if isinstance(kept, SignedQr):
-        return kept
     try:
-        address = prefix + signed_codes.sign(_fitted(_claims(request, passport, now), key.kid,
-                                                     QR_CAPACITY - len(prefix)), key)  # fmt: skip
+        kept_as = _kept_as(_prefix(request), key.kid, passport)
+        kept = cache.get(kept_as)
+        if isinstance(kept, SignedQr):
+            return kept
+        address = signed_address(request, passport, key, now)
         made = SignedQr(address, qr_svg(address, _QR_LABEL, error="q",
                                          largest_version=LARGEST_QR_VERSION))  # fmt: skip
     except (SignedCodeTooLong, QrTooLarge) as error:
@@ -161,6 +159,29 @@ def signed_qr(request: HttpRequest, passport: records.CropPassport) -> SignedQr 
 
 
 _QR_LABEL = "QR code of the passport's signed copy: a phone checks it, with or without signal"
+
+
+def signed_address(
+    request: HttpRequest, passport: records.CropPassport, key: SigningKey, now: datetime
+) -> str:
+    """The passport's signed address on this portal, signed by `key` at `now`: its essentials
+    fitted to a QR code of version 13 at level Q. Raises SignedCodeTooLong."""
+    prefix = _prefix(request)
+    claims = _fitted(_claims(request, passport, now), key.kid, QR_CAPACITY - len(prefix))
+    return prefix + signed_codes.sign(claims, key)
+
+
+def _prefix(request: HttpRequest) -> str:
+    """`HTTPS://<HOST>/V/`: the portal's own address, as the request names it, in upper case."""
+    prefix = f"{request.scheme}://{request.get_host()}{PATH}".upper()
+    if not set(prefix) <= QR_ALPHANUMERIC:
+        raise SignedCodeTooLong(f"{prefix} does not fit the QR code's alphanumeric mode")
+    return prefix
+
+
+def signing_key(now: datetime) -> SigningKey | None:
+    """The key that signs passports' codes at `now`, if one does."""
+    return _keys().signing_key(now)
 
 
 def _keys() -> KeySet:
