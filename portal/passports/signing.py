@@ -158,7 +158,7 @@ def signed_qr(request: HttpRequest, passport: records.CropPassport) -> SignedQr 
     return made
 
 
-_QR_LABEL = "QR code of the passport's signed copy: a phone checks it, with or without signal"
+_QR_LABEL = "QR code of the passport's signed copy, which a phone's camera checks"
 
 
 def signed_address(

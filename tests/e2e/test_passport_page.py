@@ -85,7 +85,7 @@ def test_its_qr_code_takes_a_phone_to_the_passports_signed_copy_and_the_claim_no
     address = f"{portal_url}/p/{short_code}"
     qr = page.locator("figure.qr svg")
     expect(qr).to_have_accessible_name(
-        "QR code of the passport's signed copy: a phone checks it, with or without signal"
+        "QR code of the passport's signed copy, which a phone's camera checks"
     )
     expect(page.locator("figure.qr figcaption")).to_contain_text(address)
     [found] = zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot())))
