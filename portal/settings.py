@@ -160,6 +160,10 @@ PORTAL_MAILS_PER_RECIPIENT_PER_DAY = max(1, env_int("PORTAL_MAILS_PER_RECIPIENT_
 # waiting PORTAL_MAIL_RETRY_SECONDS, then twice as long each time.
 PORTAL_MAIL_TRIES = max(1, env_int("PORTAL_MAIL_TRIES", 5))
 PORTAL_MAIL_RETRY_SECONDS = max(1, env_int("PORTAL_MAIL_RETRY_SECONDS", 30))
+# The portal's own address as its users reach it (with any prefix it is served under), for the
+# links in mail the portal sends of its own accord, with no request to take it from: the
+# intake results mailed to a passport's maker (portal/intake/notifying.py).
+PORTAL_URL = env_str("PORTAL_URL", f"http://127.0.0.1:{env_int('PORTAL_PORT', 8000)}").rstrip("/")
 # A Maildir that `make run`'s own mail server writes to, shown at /development/mail/ (only when
 # DEBUG or PORTAL_DEVELOPMENT is on).
 PORTAL_DEVELOPMENT_MAILBOX = (
@@ -246,6 +250,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "portal.accounts.navigation.links",
+                # `intake_clerk`: the header's Intake link, the intake check's Record links.
+                "portal.intake.clerkship.clerk",
             ],
         },
     },
@@ -354,8 +360,15 @@ PORTAL_AUDIT_DAYS = max(30, env_int("PORTAL_AUDIT_DAYS", 365))
 # several machines, point the "jobs" storage at shared object storage (docs/operations.md).
 PORTAL_JOB_RESULT_DAYS = env_int("PORTAL_JOB_RESULT_DAYS", 7)
 PORTAL_JOB_FILES_DIR = env_str("PORTAL_JOB_FILES_DIR", str(VAR_DIR / "jobs"))
+# The files the portal keeps of its own (the laboratory certificates of growers' queries,
+# portal/intake), in the default storage: never at an address of their own, each sent by a view
+# that checks who asks.
+PORTAL_FILES_DIR = env_str("PORTAL_FILES_DIR", str(VAR_DIR / "files"))
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": PORTAL_FILES_DIR, "base_url": None},
+    },
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     "jobs": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
@@ -378,6 +391,11 @@ if PORTAL_JOB_FILES_S3_BUCKET:
             "file_overwrite": True,  # a job run again replaces its one file
             "querystring_auth": True,
         },
+    }
+    # The portal's own files in the same bucket, under files/: every portal process sees them.
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {**STORAGES["jobs"]["OPTIONS"], "location": "files", "file_overwrite": False},
     }
 # Behind nginx (deploy/nginx/portal.conf.template), a job's file on this file system is sent by
 # nginx from its internal location for this prefix (X-Accel-Redirect), once the portal has

@@ -201,6 +201,22 @@ def job_files(settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     return folder
 
 
+@pytest.fixture(autouse=True)
+def portal_files(settings, tmp_path: Path) -> Path:
+    """The portal's own files (the default storage: queries' certificates) in a folder of the
+    test's own; a file field of the default storage reads the setting when it is used."""
+    folder = tmp_path / "portal-files"
+    settings.PORTAL_FILES_DIR = str(folder)
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(folder)},
+        },
+    }
+    return folder
+
+
 @pytest.fixture
 def mail_server(settings) -> Iterator[MailServer]:
     """A real SMTP server of the test's own, that the portal's mail goes to."""

@@ -201,7 +201,7 @@ def test_each_unit_runs_hardened_as_the_portals_user(path):
     assert service.get("KillSignal") == "SIGTERM" and int(service["TimeoutStopSec"]) > 0
 
 
-def test_only_job_files_are_writable_and_the_scheduler_writes_nothing():
+def test_only_job_files_and_the_portals_files_are_writable_and_the_scheduler_writes_nothing():
     names = [p.name for p in UNITS]
     assert names == ["portal-scheduler.service", "portal-worker@.service", "portal@.service"]
     for path in UNITS:
@@ -209,8 +209,10 @@ def test_only_job_files_are_writable_and_the_scheduler_writes_nothing():
         if path.name == "portal-scheduler.service":
             assert "ReadWritePaths" not in service and "StateDirectory" not in service
             assert service["ExecStart"].endswith(" beat --loglevel INFO")  # no schedule file
-        else:
+        elif path.name == "portal-worker@.service":
             assert service["ReadWritePaths"] == "/var/lib/portal/job-files"
+        else:  # the portal keeps queries' certificates, which no worker reads
+            assert service["ReadWritePaths"] == "/var/lib/portal/job-files /var/lib/portal/files"
     assert unit(DEPLOY / "systemd" / "portal@.service")["Environment"] == "PORTAL_BIND=127.0.0.1:%i"
 
 

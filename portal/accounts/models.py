@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 
 
@@ -11,3 +12,29 @@ class PasswordVerifier(models.Model):
 
     def __str__(self) -> str:
         return self.username
+
+
+class Preferences(models.Model):
+    """What a user keeps on their account's page (`/accounts/you/`, portal.accounts.preferences):
+    the e-mail address replies to the passports they send go to, which is also where the portal
+    writes to them; and whether it e-mails them the intake results of the passports they made.
+    One row a user, made when they first save the page; until then, the defaults: their
+    account's address, and the mail on."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+        related_name="preferences",
+    )  # fmt: skip
+    email = models.EmailField(
+        blank=True, help_text="Empty: the account's own address (the user's `email`)."
+    )
+    intake_mail = models.BooleanField(
+        default=True, help_text="Mailed each intake result of the passports they made."
+    )
+    changed = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "preferences"
+
+    def __str__(self) -> str:
+        return f"Preferences of {self.user}"

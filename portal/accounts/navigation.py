@@ -20,12 +20,14 @@ LINKED = {
     "home": "home",
     "sign_in": "accounts:sign-in",
     "sign_out": "accounts:sign-out",
+    "account": "accounts:you",
     "standards": "standards:schemes",
     "jobs": "jobs:list",
     "create": "passports:create",
     "passports": "passports:list",
     "lookup": "passports:lookup",
     "intake": "passports:check",
+    "clerks": "intake:home",  # shown to intake clerks only (`intake_clerk`)
     "dashboard": "dashboard:index",
     "admin": "admin:index",
 }

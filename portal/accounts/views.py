@@ -4,6 +4,7 @@ import math
 
 from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -11,9 +12,9 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
-from portal.accounts import throttle
+from portal.accounts import preferences, throttle
 from portal.accounts.forms import SignInForm
 from portal.accounts.session import safe_next, sign_in, sign_in_url, sign_out
 from portal.accounts.throttle import SignInRefused
@@ -146,3 +147,18 @@ def sign_out_page(request: HttpRequest) -> HttpResponse:
     sign_out(request)
     messages.success(request, "You have signed out.")
     return redirect("accounts:sign-in")
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def your_account(request: HttpRequest) -> HttpResponse:
+    """The user's own settings (portal.accounts.preferences): saved, then shown again with a
+    word that they are; or shown with what is wrong beside its field, nothing saved."""
+    data = request.POST if request.method == "POST" else None
+    form = preferences.PreferencesForm(data, instance=preferences.of(request.user))
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Your settings are saved.")
+        return redirect("accounts:you")
+    status = 400 if form.errors else 200
+    return render(request, "accounts/you.html", {"form": form}, status=status)

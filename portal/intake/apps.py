@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_save
 
 
 class IntakeConfig(AppConfig):
@@ -7,4 +8,12 @@ class IntakeConfig(AppConfig):
     verbose_name = "Intake results"
 
     def ready(self) -> None:
-        from portal.intake import receivers  # noqa: F401  (connects them)
+        from portal.intake import clerkship, exporting, notifying, receivers  # noqa: F401
+        from portal.intake.models import LoadEntry
+        from portal.passports import manifests
+
+        # Each load recorded or corrected is mailed to its passport's maker.
+        post_save.connect(notifying.entry_added, sender=LoadEntry,
+                          dispatch_uid="intake.mail_the_maker")  # fmt: skip
+        # The figures of each passport's latest load go in the business's exports.
+        manifests.columns_added.connect(exporting.columns, dispatch_uid="intake.export_figures")

@@ -19,8 +19,9 @@ from django.core.validators import RegexValidator
 from django.utils import timezone
 
 from portal.intake import quality
-from portal.intake.loads import Claim, Figures
+from portal.intake.loads import Claim, Figures, latest_figures
 from portal.intake.models import Decision, IntakeSite, Load
+from portal.passports import intake
 from portal.passports.forms import ScoreField, WholeNumberField
 
 HEAVIEST_KG = 60_000  # no lorry on a British road weighs more, loaded
@@ -233,3 +234,74 @@ def initial_of(figures: Figures) -> dict[str, object]:
 def _result_field(parameter: quality.Parameter) -> forms.DecimalField:
     return ScoreField(label=f"{parameter.label} ({parameter.unit})", required=False,
                       max_digits=7, decimal_places=2)  # fmt: skip
+
+
+# --- the clerks' pages ------------------------------------------------------------------------
+
+
+class CodeForm(forms.Form):
+    """A passport's short code, typed, or scanned from its QR code (which holds its look-up
+    address): read as the intake check reads each code of its list."""
+
+    code = forms.CharField(
+        label="Short code", max_length=200,
+        help_text="As printed on the passport, with or without its hyphen, or scan its QR code.",
+        error_messages={"required": "Enter the passport's short code."},
+    )  # fmt: skip
+
+    def clean_code(self) -> str:
+        entries = intake.listed(self.cleaned_data["code"])
+        if len(entries) != 1 or entries[0].short_code is None:
+            raise forms.ValidationError(intake.NOTES[intake.State.MALFORMED])
+        return entries[0].short_code
+
+
+class ClerkLoadForm(LoadForm):
+    """The load's form as a clerk fills it in, on a phone too: the decision and its reasons as
+    options to tick, and each number typed on the keypad; its fields grouped as the
+    weighbridge and the laboratory give them."""
+
+    WEIGHBRIDGE = ("ticket", "arrival", "vehicle", "gross_kg", "tare_kg")
+    SAMPLE = ("sample_reference", "sample_kept_days")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        decision, reasons = self.fields["decision"], self.fields["reasons"]
+        decision.widget = forms.RadioSelect(choices=decision.choices)
+        reasons.widget = forms.CheckboxSelectMultiple(choices=reasons.choices)
+        for name, field in self.fields.items():
+            if isinstance(field, WholeNumberField | ScoreField):
+                keypad = "numeric" if isinstance(field, WholeNumberField) else "decimal"
+                field.widget = forms.TextInput(attrs={"inputmode": keypad, "autocomplete": "off"})
+            elif name in ("ticket", "vehicle", "sample_reference"):
+                field.widget.attrs.update(autocapitalize="characters", autocomplete="off",
+                                          spellcheck="false")  # fmt: skip
+
+    @property
+    def weighbridge_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.WEIGHBRIDGE]
+
+    @property
+    def sample_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.SAMPLE]
+
+
+class CorrectionForm(ClerkLoadForm):
+    """A load's figures corrected, with the reason (the grower reads it in the history). A
+    correction changes at least one figure: the same form sent twice adds one entry."""
+
+    reason = forms.CharField(
+        label="Why the record is corrected", max_length=1000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="The grower sees this in the load's history.",
+        error_messages={"required": "Say why the record is corrected."},
+    )  # fmt: skip
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        comparable = self.load is not None and not self.errors
+        if comparable and self.figures() == latest_figures(self.load):
+            raise forms.ValidationError(
+                "Nothing was changed: a correction changes at least one of the figures."
+            )
+        return cleaned

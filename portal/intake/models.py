@@ -113,9 +113,9 @@ class LoadEntry(models.Model):
     class Kind(models.TextChoices):
         RECORDED = "recorded", "Recorded"
         CORRECTED = "corrected", "Corrected"
-        QUERIED = "queried", "Queried by the grower"
+        QUERIED = "queried", "Queried"
         ANSWERED = "answered", "Answered"
-        STOOD_BY = "stood-by", "Stood by"
+        STOOD_BY = "stood-by", "Result upheld"
 
     load = models.ForeignKey(Load, on_delete=models.PROTECT, related_name="entries")
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -142,3 +142,25 @@ class LoadEntry(models.Model):
 
     def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
         raise AppendOnly("A load's entry is never removed.")
+
+
+class ResultMail(models.Model):
+    """The mail telling a passport's maker that a load of it was recorded or corrected
+    (portal.intake.notifying): one an entry, to the address the portal knew then, sent by a job
+    of the maker's (the `intake-result-mail` kind). Marked sent once the mail server has taken
+    it: a job run again sends nothing then."""
+
+    entry = models.OneToOneField(LoadEntry, on_delete=models.PROTECT, related_name="mail")
+    recipient = models.EmailField()
+    job = models.OneToOneField(
+        "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(default=timezone.now)
+    sent = models.DateTimeField(null=True, blank=True)
+    message_id = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"Mail to {self.recipient} of {self.entry}"

@@ -17,7 +17,7 @@ from portal.intake.models import IntakeSite
 User = get_user_model()
 
 
-@receiver(m2m_changed, sender=IntakeSite.clerks.through, dispatch_uid="intake.clerks_changed")
+@receiver(m2m_changed, sender=IntakeSite.clerks.through, dispatch_uid="intake.clerks_audited")
 def clerks_changed(
     sender: type[Model],
     instance: Model,

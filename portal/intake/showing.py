@@ -10,6 +10,7 @@ from decimal import Decimal
 from portal.intake import quality
 from portal.intake.loads import Claim, Figures, latest_figures
 from portal.intake.models import Load, LoadEntry, Specification
+from portal.intake.queries import open_query
 
 
 @dataclass(frozen=True)
@@ -43,14 +44,20 @@ class ShownLoad:
     def claimed(self) -> Decimal:
         return sum((c.claim.total for c in self.claims), Decimal("0.00"))
 
+    @property
+    def open_query(self) -> LoadEntry | None:
+        """The grower's query not yet answered, stood by or corrected."""
+        return open_query(self.history)
+
 
 def loads_of(passport: object) -> list[ShownLoad]:
     """The loads recorded of `passport` (a passports.models.Passport), newest first."""
     loads = Load.objects.filter(passport=passport).select_related("site", "passport")
-    return [_shown(load) for load in loads.prefetch_related("entries", "site__specifications")]
+    return [shown(load) for load in loads.prefetch_related("entries", "site__specifications")]
 
 
-def _shown(load: Load) -> ShownLoad:
+def shown(load: Load) -> ShownLoad:
+    """One load as it is shown: its latest figures, results, claims and history."""
     figures = latest_figures(load)
     crop = load.passport.crop_type
     specifications = {

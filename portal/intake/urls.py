@@ -1,7 +1,19 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from portal.intake.views import clerks, queries
 
 app_name = "intake"
 
 # The clerks' pages (views/clerks.py), the grower's queries and the clerks' answers
 # (views/queries.py), uploads (views/uploads.py) and the sites' software's door (views/door.py).
-urlpatterns: list = []
+urlpatterns = [
+    path("", clerks.home, name="home"),
+    path("record", clerks.record_code, name="record-code"),
+    path("sites/<slug:site>/", clerks.site, name="site"),
+    path("sites/<slug:site>/record", clerks.record, name="record"),
+    path("loads/<int:pk>/", clerks.load, name="load"),
+    path("loads/<int:pk>/correct", clerks.correct, name="correct"),
+    path("loads/<int:load_id>/query", queries.query, name="query"),
+    path("loads/<int:load_id>/answer", queries.answer, name="answer"),
+    path("loads/<int:load_id>/certificate/<int:entry_id>", queries.certificate, name="certificate"),
+]

@@ -40,6 +40,17 @@ def start_job(
     return job
 
 
+def queue_for(owner: AbstractBaseUser, task: DjangoTask, title: str, params: dict) -> Job:
+    """A job of `task`'s kind for `owner` that the portal starts of its own accord, not at a
+    request of theirs (a mail to them): a kind that acts with no credentials (its task's
+    `acts_as_owner` is off). Queued once the transaction commits; listed among their jobs."""
+    if getattr(task, "acts_as_owner", True):
+        raise ValueError(f"{task.name} acts with its owner's credentials: start it with start_job.")
+    job = Job.objects.create(kind=task.name, owner=owner, title=title, params=params)
+    task.delay_on_commit(job.pk)
+    return job
+
+
 def _reusable(owner: AbstractBaseUser, dedupe_key: str) -> Job | None:
     return (
         Job.objects.filter(owner=owner, dedupe_key=dedupe_key)
@@ -61,9 +72,11 @@ def cancel(job: Job) -> bool:
 
 def retry_as_staff(job: Job) -> bool:
     """Queues a failed job again with the credentials it kept (staff retrying it from the
-    admin); False if it had not failed, kept none (its sign-in had ended: its owner resumes
-    it), or is of a kind this portal no longer has."""
-    return _queue_again(job, Job.objects.exclude(credential=""))
+    admin); False if it had not failed, kept none where its kind needs them (its sign-in had
+    ended: its owner resumes it), or is of a kind this portal no longer has."""
+    needs_credentials = getattr(job.task, "acts_as_owner", True)
+    jobs = Job.objects.exclude(credential="") if needs_credentials else Job.objects.all()
+    return _queue_again(job, jobs)
 
 
 def resume(request: HttpRequest, job: Job) -> bool:

@@ -26,7 +26,7 @@ from portal.assurance.passport_fields import (
     requested,
 )
 from portal.lib.printable import printable
-from portal.passports import codes, intake
+from portal.passports import codes, intake, listing
 
 
 class LookUpForm(forms.Form):
@@ -398,8 +398,9 @@ def _wire_date(day: date | None) -> datetime | None:
 
 
 class PassportFilters(forms.Form):
-    """The business's list narrowed: by membership, site, crop, harvest year, loading dates and
-    a short code typed in part. Offered the user's own memberships and sites, and the crops and
+    """The business's list narrowed: by membership, site, crop, harvest year, loading dates, a
+    short code typed in part, and the decision at intake of each passport's latest load (or
+    none recorded yet). Offered the user's own memberships and sites, and the crops and
     harvest years of the passports they may see; a value that is none of these, or malformed,
     is said beside its field and leaves the list unfiltered by it."""
 
@@ -435,8 +436,14 @@ class PassportFilters(forms.Form):
         error_messages={"max_length": "A short code has at most 12 letters and numbers."},
     )  # fmt: skip
 
-    NAMES = ("membership", "site", "crop", "year", "loaded_from", "loaded_to", "code")
-    CHOSEN, DAYS = ("membership", "site", "crop", "year"), ("loaded_from", "loaded_to")
+    decision = forms.ChoiceField(
+        label="Intake decision", required=False,
+        error_messages={"invalid_choice": "Choose one of the decisions listed."},
+    )  # fmt: skip
+
+    NAMES = ("membership", "site", "crop", "year", "loaded_from", "loaded_to", "code", "decision")
+    CHOSEN = ("membership", "site", "crop", "year", "decision")
+    DAYS = ("loaded_from", "loaded_to")
 
     def __init__(self, data: Any, *, memberships: list[records.Membership], crops: list[str],
                  years: list[str]) -> None:  # fmt: skip
@@ -450,6 +457,8 @@ class PassportFilters(forms.Form):
         self.crops = crops
         self.fields["crop"].widget.choices = [("", "Every crop")] + [(c, c) for c in crops]
         self._offer("year", "Every harvest", [(year, year) for year in years])
+        self._offer("decision", "Any decision",
+                    [*listing.decisions(), (listing.NO_RESULT, "No result yet")])  # fmt: skip
 
     def _offer(self, name: str, every: str, choices: list[tuple[str | None, str | None]]) -> None:
         """The field's choices, for checking what is sent and for the page's list to draw."""

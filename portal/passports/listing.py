@@ -1,17 +1,22 @@
 """The business's passports: every passport the portal has recorded for the memberships the user
 is a registered contact of now (the service's authorisation), whoever in the business made it;
 narrowed by the list's filters. The list page and its exports ask here, so that no address
-reaches a passport of a membership the user is not a contact of."""
+reaches a passport of a membership the user is not a contact of.
+
+The result of each passport's latest load at intake (its net weight and decision) is shown and
+filtered here too, read by the ORM from the intake's loads: the intake app sits above this one,
+which cannot import it, and its loads name their passport (`Passport.intake_loads`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
-from django.db import transaction
-from django.db.models import F, QuerySet, Value
+from django.db import models, transaction
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Replace
 
 from portal.assurance import records
@@ -42,15 +47,69 @@ def narrowed(passports: QuerySet[Passport], filters: dict[str, Any]) -> QuerySet
     if "code" in filters:
         bare = Replace(F("short_code"), Value("-"), Value(""))
         passports = passports.alias(bare_code=bare).filter(bare_code__contains=filters["code"])
+    if "decision" in filters:
+        passports = _decided(passports, filters["decision"])
     return passports
 
 
 def for_rows(passports: QuerySet[Passport]) -> QuerySet[Passport]:
-    """What the list's rows show of each passport (not its whole record), and who made it."""
+    """What the list's rows show of each passport (not its whole record), who made it, and its
+    latest load's net weight and decision at intake (`intake_net_kg`, `intake_decision`, None
+    without one), in the same query."""
+    latest = _loads().objects.filter(passport=OuterRef("pk")).order_by("-created", "-pk")
     return passports.select_related("made_by").only(
         "short_code", "site_guid", "business_name", "crop_type", "variety", "loading_date",
         "harvest_year", "haulier_company_name", "origin", "created", "made_by__username",
+    ).annotate(
+        intake_net_kg=Subquery(latest.values("net_kg")[:1]),
+        intake_decision=Subquery(latest.values("decision")[:1]),
     )  # fmt: skip
+
+
+# --- the result at intake -------------------------------------------------------------------------
+
+NO_RESULT = "none"  # the decision filter's choice of the passports with no load recorded
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A passport's latest load at intake as the list shows it."""
+
+    net_tonnes: Decimal
+    decision: str  # its value, as the filter takes it
+    decision_label: str
+
+
+def _loads() -> type[models.Model]:
+    """The intake's model of a load (portal.intake.models.Load), by the ORM."""
+    return Passport._meta.get_field("intake_loads").related_model
+
+
+def decisions() -> list[tuple[str, str]]:
+    """The decisions a load can have, as the intake's model gives them: (value, label)."""
+    return list(_loads()._meta.get_field("decision").choices)
+
+
+def result_of(passport: Passport) -> Result | None:
+    """The result of a passport of `for_rows`, or None before any load of it is recorded."""
+    if passport.intake_decision is None:
+        return None
+    label = dict(decisions()).get(passport.intake_decision, passport.intake_decision)
+    tonnes = Decimal(passport.intake_net_kg) / 1000
+    return Result(tonnes, passport.intake_decision, label)
+
+
+def _decided(passports: QuerySet[Passport], decision: str) -> QuerySet[Passport]:
+    """The passports whose latest load has `decision`, or (NO_RESULT) that have no load."""
+    loads = _loads().objects
+    if decision == NO_RESULT:
+        return passports.exclude(Exists(loads.filter(passport=OuterRef("pk"))))
+    later = loads.filter(
+        Q(created__gt=OuterRef("created")) | Q(created=OuterRef("created"), pk__gt=OuterRef("pk")),
+        passport=OuterRef("passport"),
+    )  # fmt: skip
+    latest_decided = loads.filter(decision=decision).exclude(Exists(later))
+    return passports.filter(Exists(latest_decided.filter(passport=OuterRef("pk"))))
 
 
 def ids_as_made(passports: QuerySet[Passport]) -> list[int]:

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
+from portal.accounts import preferences
 from portal.jobs import actions
 from portal.lib.printable import printable_lines
 from portal.passports import contacts, listing
@@ -55,10 +56,13 @@ class MailForm(forms.Form):
 
     @classmethod
     def blank(cls, request: HttpRequest) -> MailForm:
-        """A new form, with a key of its own and the address for replies this user gave last
-        time (their account's, if any, when they have sent none)."""
+        """A new form, with a key of its own and the address for replies: the one this user
+        keeps on their account's page; without one, the one they gave last time (their
+        account's, if any, when they have sent none)."""
+        kept = preferences.kept_address(request.user)
         last = Mailing.objects.filter(sender=request.user).values_list("sender_email", flat=True)
-        return cls(initial={"key": uuid.uuid4(), "reply_to": last.first() or request.user.email})
+        reply_to = kept or last.first() or request.user.email
+        return cls(initial={"key": uuid.uuid4(), "reply_to": reply_to})
 
 
 def chosen(request: HttpRequest, typed: list[str]) -> tuple[list[Passport], str]:

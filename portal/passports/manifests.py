@@ -1,6 +1,7 @@
 """The records of many passports as a manifest: one row a passport, one column each field of the
 passport record, headed by the interface's field names (the one table of a passport's fields,
-portal.assurance.passport_fields), as CSV and as XLSX.
+portal.assurance.passport_fields), then the columns apps above the passports add (the figures of
+each passport's latest load at intake, portal/intake/exporting.py), as CSV and as XLSX.
 
 Both are written a row at a time to a file: the XLSX with XlsxWriter in its constant-memory mode,
 dates as dates (in UTC, as the service gives them; one before 1900, which no spreadsheet shows,
@@ -11,27 +12,74 @@ as the CSV writes it) and numbers as numbers; the CSV with the dates as the inte
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import IO, TextIO
 
 import xlsxwriter
+from django.dispatch import Signal
 
-from portal.assurance import codec, records
+from portal.assurance import codec
 from portal.assurance.passport_fields import PASSPORT_FIELDS, Kind
 from portal.lib.spreadsheets import safe_cell
+from portal.passports.models import Passport
 
 COLUMNS = [field.wire_name for field in PASSPORT_FIELDS]
 # Dates shown as ISO 8601 writes them, as in the CSV: a manifest is a machine format, not a page.
 DATE_FORMAT = "yyyy-mm-dd hh:mm"
 FIRST_DAY_SHOWN = datetime(1900, 1, 1)  # a spreadsheet's first date (Excel's, LibreOffice's)
+RECORDS_AT_ONCE = 200
 
 
-def write_csv(out: TextIO, passports: Iterable[records.CropPassport]) -> None:
+@dataclass(frozen=True, slots=True)
+class Added:
+    """Columns an app above the passports adds to the manifests, as a receiver of
+    `columns_added` answers: their headings, and their cells for some passports at a time, by
+    the passports' ids (a passport it leaves out has them blank)."""
+
+    headings: tuple[str, ...]
+    cells_of: Callable[[list[int]], dict[int, Sequence[object]]]
+
+
+# Sent as a manifest is made: each receiver answers with an Added. The passports' app cannot
+# import the apps above it (the intake's figures); they add their columns so.
+columns_added = Signal()
+
+
+class Manifest:
+    """The passports of `passport_ids` as a manifest's rows, in that order, with the columns
+    added: read a few hundred at a time, each time the rows are read (once for each file), so
+    that a large export never holds them all."""
+
+    def __init__(self, passport_ids: list[int]) -> None:
+        self.passport_ids = passport_ids
+        self.added: list[Added] = [answer for _, answer in columns_added.send(sender=Passport)]
+
+    @property
+    def headings(self) -> list[str]:
+        return COLUMNS + [heading for added in self.added for heading in added.headings]
+
+    def rows(self) -> Iterator[list[object]]:
+        """Each passport's values: its record's fields, then each added column's."""
+        for start in range(0, len(self.passport_ids), RECORDS_AT_ONCE):
+            ids = self.passport_ids[start : start + RECORDS_AT_ONCE]
+            found = Passport.objects.only("record").in_bulk(ids)
+            cells = [(added, added.cells_of(ids)) for added in self.added]
+            for pk in ids:
+                record = found[pk].crop_passport
+                row = [getattr(record, field.name) for field in PASSPORT_FIELDS]
+                for added, of_passport in cells:
+                    row.extend(of_passport.get(pk) or [None] * len(added.headings))
+                yield row
+
+
+def write_csv(out: TextIO, manifest: Manifest) -> None:
     writer = csv.writer(out)
-    writer.writerow(COLUMNS)
-    for passport in passports:
-        writer.writerow(csv_cell(getattr(passport, field.name)) for field in PASSPORT_FIELDS)
+    writer.writerow(manifest.headings)
+    for row in manifest.rows():
+        writer.writerow(csv_cell(value) for value in row)
 
 
 def csv_cell(value: object) -> str:
@@ -44,29 +92,32 @@ def csv_cell(value: object) -> str:
         return codec.format_datetime(value)
     if isinstance(value, float):
         return codec.format_number(value)
+    if isinstance(value, Decimal):
+        return format(value, "f")  # 72.5, never 7.25E+1
+    if isinstance(value, int):
+        return str(value)
     return safe_cell(str(value))
 
 
-def write_xlsx(out: IO[bytes], passports: Iterable[records.CropPassport]) -> None:
+def write_xlsx(out: IO[bytes], manifest: Manifest) -> None:
     workbook = xlsxwriter.Workbook(out, {"constant_memory": True, "strings_to_formulas": False,
                                          "strings_to_urls": False})  # fmt: skip
     sheet = workbook.add_worksheet("Passports")
     heading = workbook.add_format({"bold": True})
     dates = workbook.add_format({"num_format": DATE_FORMAT})
-    for column, field in enumerate(PASSPORT_FIELDS):
-        width = 18 if field.kind == Kind.DAY else max(12, len(field.wire_name) + 2)
-        sheet.set_column(column, column, width)
-        sheet.write_string(0, column, field.wire_name, heading)
+    days = {field.wire_name for field in PASSPORT_FIELDS if field.kind == Kind.DAY}
+    for column, name in enumerate(manifest.headings):
+        sheet.set_column(column, column, 18 if name in days else max(12, len(name) + 2))
+        sheet.write_string(0, column, name, heading)
     sheet.freeze_panes(1, 0)
-    for row, passport in enumerate(passports, 1):
-        for column, field in enumerate(PASSPORT_FIELDS):
-            value = getattr(passport, field.name)
+    for row, values in enumerate(manifest.rows(), 1):
+        for column, value in enumerate(values):
             if isinstance(value, datetime) and _in_utc(value) >= FIRST_DAY_SHOWN:
                 sheet.write_datetime(row, column, _in_utc(value), dates)
             elif isinstance(value, datetime):
                 sheet.write_string(row, column, codec.format_datetime(value))
-            elif isinstance(value, float):
-                sheet.write_number(row, column, value)
+            elif isinstance(value, float | int | Decimal):
+                sheet.write_number(row, column, float(value))
             elif value is not None:
                 sheet.write_string(row, column, str(value))
     workbook.close()

@@ -13,14 +13,13 @@ import io
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
 import pypdf
 from django.utils import timezone
 
-from portal.assurance.records import CropPassport
 from portal.jobs.tasks import Progress
 from portal.passports import manifests
 from portal.passports.models import Passport
@@ -37,12 +36,9 @@ class Packed:
 
 
 def zip_of(
-    fetched: Fetched,
-    progress: Progress,
-    count: int,
-    records: Callable[[], Iterable[CropPassport]],
+    fetched: Fetched, progress: Progress, count: int, manifest: manifests.Manifest
 ) -> Packed:
-    """A ZIP of the PDFs and both manifests of the passports' `records` (read once for each).
+    """A ZIP of the PDFs and both manifests of the passports (their rows read once for each).
     Its steps: each passport, then the manifests."""
     out = tempfile.TemporaryFile()  # noqa: SIM115 (the job's file: closed once it is kept)
     packed = Packed(f"passports-{timezone.localdate():%Y-%m-%d}.zip", "application/zip", out)
@@ -55,11 +51,11 @@ def zip_of(
             progress(done, count + 1)
         with archive.open(_member("passports.csv", zipfile.ZIP_DEFLATED), "w") as member:
             text = io.TextIOWrapper(member, encoding="utf-8-sig", newline="")
-            manifests.write_csv(text, records())
+            manifests.write_csv(text, manifest)
             text.flush()
             text.detach()
         with tempfile.TemporaryFile() as xlsx:
-            manifests.write_xlsx(xlsx, records())
+            manifests.write_xlsx(xlsx, manifest)
             xlsx.seek(0)
             with archive.open(_member("passports.xlsx"), "w") as member:
                 shutil.copyfileobj(xlsx, member)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import smtplib
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from celery import shared_task
@@ -36,7 +36,7 @@ from portal.jobs.models import Job
 from portal.jobs.tasks import JobCancelled, JobTask, Progress, ResultFile, TryAgain, WorkFailed
 from portal.lib.bounded import in_order
 from portal.operations import recording
-from portal.passports import mail_message, making, packing
+from portal.passports import mail_message, making, manifests, packing
 from portal.passports.models import Mailing, Passport
 
 CLAIM_NOT_VALID = (
@@ -150,7 +150,6 @@ def made_in(job: Job) -> QuerySet[Passport]:
 # --- an export of many passports ------------------------------------------------------------------
 
 ZIP, PDF = "zip", "pdf"
-RECORDS_AT_ONCE = 200
 
 
 class ExportTask(JobTask):
@@ -171,7 +170,8 @@ def passport_export(job: Job, credentials: Credentials, progress: Progress) -> R
     if job.params["format"] == PDF:
         packed = packing.one_pdf(fetched, progress, len(passports))
     else:
-        packed = packing.zip_of(fetched, progress, len(passports), _records_of(passports))
+        manifest = manifests.Manifest([passport.pk for passport in passports])
+        packed = packing.zip_of(fetched, progress, len(passports), manifest)
     note = packing.left_out(len(asked) - len(passports), packed.without_pdf)
     return ResultFile(packed.name, packed.content_type, packed.file, note)
 
@@ -185,19 +185,6 @@ def _still_theirs(ids: list[int], credentials: Credentials) -> list[Passport]:
                                      short_code__isnull=False)  # fmt: skip
     found = theirs.defer("record").select_related("made_by").in_bulk()
     return [found[pk] for pk in ids if pk in found]
-
-
-def _records_of(passports: list[Passport]) -> Callable[[], Iterator[records.CropPassport]]:
-    """The records of these passports, in their order, read a few hundred at a time (a large
-    export never holds them all)."""
-
-    def each() -> Iterator[records.CropPassport]:
-        for start in range(0, len(passports), RECORDS_AT_ONCE):
-            ids = [passport.pk for passport in passports[start : start + RECORDS_AT_ONCE]]
-            found = Passport.objects.only("record").in_bulk(ids)
-            yield from (found[pk].crop_passport for pk in ids)
-
-    return each
 
 
 def _pdf_source(
@@ -292,14 +279,15 @@ def _send_once(mailing: Mailing, mail: Any, *, sender: Any, passports: int) -> N
     with transaction.atomic():
         if Mailing.objects.select_for_update().values_list("sent", flat=True).get(pk=mailing.pk):
             return
-        _send(mail, mailing.recipient)
+        hand_to_mail_server(mail, mailing.recipient)
         Mailing.objects.filter(pk=mailing.pk).update(sent=timezone.now())
         audit.record(audit.Kind.MAIL_SENT, user=sender, mailing=mailing.pk, passports=passports)
 
 
-def _send(mail: Any, recipient: str) -> None:
+def hand_to_mail_server(mail: Any, recipient: str) -> None:
     """Hands the mail to the mail server: WorkFailed if it refuses it for good (a 5xx answer),
-    TryAgain if it cannot be reached or answers "try later" (4xx)."""
+    TryAgain if it cannot be reached or answers "try later" (4xx). Every mail job's way to
+    send (the intake results' too, portal.intake.notifying)."""
     try:
         mail.send()
     except smtplib.SMTPRecipientsRefused as refused:

@@ -1,7 +1,10 @@
-// The intake check's page (/p/check), made better where the browser can:
+// The intake check's page (/p/check) and the clerks' "Record a load" (/intake/), made better
+// where the browser can:
 // - a Print button above the table (without it, the browser's own Print prints the same);
 // - where the browser reads QR codes (BarcodeDetector) and has a camera, a Scan button: each
-//   passport's QR code scanned adds its signed address (or short code) to the list, until Stop.
+//   passport's QR code scanned adds its signed address (or short code) to the list, until
+//   Stop; in a form of one code (data-scan-one), what was scanned is put in its field and the
+//   form sent.
 // Without JavaScript, or without these, the page works by typing the codes.
 "use strict";
 
@@ -18,7 +21,8 @@
   if (!canScan) {
     return;
   }
-  const list = form.querySelector("textarea");
+  const list = form.querySelector("textarea, input[type=text]");
+  const one = "scanOne" in form.dataset;
   const start = form.querySelector("[data-scan-start]");
   const panel = form.querySelector("[data-scan-panel]");
   const video = form.querySelector("[data-scan-video]");
@@ -65,6 +69,13 @@
   const bare = (code) => code.replace("-", "");
 
   const add = (code, named = code) => {
+    if (one) {
+      list.value = code;
+      say(`Scanned ${named}: looking it up.`);
+      stopScanning();
+      form.requestSubmit();
+      return;
+    }
     const words = list.value.split(/[\s,;]+/).filter(Boolean);
     const listed = words.map((word) => bare(shortCodeOf(word) || word.toUpperCase()));
     if (listed.includes(bare(code))) {

@@ -337,6 +337,29 @@ def assert_accessible(page: Page) -> None:
     )
 
 
+# --- a camera that sees QR codes -----------------------------------------------------------------
+
+# A camera and a QR reader for a page that scans passports' QR codes (the intake check, the
+# clerks' Record a load): the reader "sees" each address of `window.__qrCodes` in turn, one a
+# frame.
+CAMERA_AND_QR_READER = """
+window.__qrCodes = [];
+window.BarcodeDetector = class {
+  static async getSupportedFormats() { return ["qr_code"]; }
+  async detect() {
+    const next = window.__qrCodes.shift();
+    return next ? [{ rawValue: next }] : [];
+  }
+};
+navigator.mediaDevices.getUserMedia = async () => {
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 8;
+  canvas.getContext("2d").fillRect(0, 0, 8, 8);
+  return canvas.captureStream();
+};
+"""
+
+
 # --- a phone, and Lighthouse ----------------------------------------------------------------------
 
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}

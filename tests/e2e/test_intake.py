@@ -16,32 +16,13 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from portal.passports.intake import HEADINGS
-from tests.e2e.conftest import PHONE, assert_accessible, no_sideways_scroll
+from tests.e2e.conftest import CAMERA_AND_QR_READER, PHONE, assert_accessible, no_sideways_scroll
 from tests.portal.passports.helpers import signed_address, suspended_after_it_was_made
 
 pytestmark = pytest.mark.browser
 
 DEMO = "7KXM4-QHT2W"
 UNKNOWN = "ABCDE-FGHJK"
-
-# A camera and a QR reader for the page: the reader "sees" each address of `window.__qrCodes`
-# in turn, one a frame.
-_CAMERA_AND_QR_READER = """
-window.__qrCodes = [];
-window.BarcodeDetector = class {
-  static async getSupportedFormats() { return ["qr_code"]; }
-  async detect() {
-    const next = window.__qrCodes.shift();
-    return next ? [{ rawValue: next }] : [];
-  }
-};
-navigator.mediaDevices.getUserMedia = async () => {
-  const canvas = document.createElement("canvas");
-  canvas.width = canvas.height = 8;
-  canvas.getContext("2d").fillRect(0, 0, 8, 8);
-  return canvas.captureStream();
-};
-"""
 
 
 def table(page: Page) -> list[list[str]]:
@@ -167,7 +148,7 @@ def test_scanning_adds_each_passports_signed_address_or_code_to_the_list(
     watched_context: Callable[..., BrowserContext], portal_url: str
 ):
     context = watched_context(**PHONE)
-    context.add_init_script(_CAMERA_AND_QR_READER)
+    context.add_init_script(CAMERA_AND_QR_READER)
     page = context.new_page()
     page.goto(f"{portal_url}/p/check")
     page.get_by_label("Short codes").fill(UNKNOWN)

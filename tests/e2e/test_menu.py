@@ -29,6 +29,7 @@ LINKED = {
     "Your jobs": ("/jobs/", "Your jobs"),
     "Create a passport": ("/passports/new", "Create a crop passport"),
     "Passports": ("/passports/", "Your business's passports"),
+    "Your account": ("/accounts/you/", "Your account"),
     "Look up a passport": ("/p/", "Check a passport"),
     "Check a day's loads": ("/p/check", "Check a day's loads"),
 }

@@ -26,8 +26,9 @@ from portal.passports.models import Passport
 from tests.demo import HOLLOWFIELD
 from tests.e2e.conftest import GROWER, PHONE, assert_accessible, no_sideways_scroll, sign_in
 from tests.portal.accounts.helpers import signed_in
+from tests.portal.intake.builders import a_load, a_site
 from tests.portal.passports.helpers import as_sent
-from tests.portal.passports.made import made_with_the_form
+from tests.portal.passports.made import made_here, made_with_the_form
 
 pytestmark = pytest.mark.browser
 
@@ -168,3 +169,34 @@ def test_the_ticked_passports_are_exported_as_a_zip_that_opens(
     found = sorted(normalise(row[header.index("ShortCode")]) for row in cells)
     assert found == sorted(codes[:3])
     assert all(row[header.index("LoadingDate")].year >= 2026 for row in cells)  # dates
+
+
+def test_on_a_phone_each_card_says_its_result_at_intake_and_the_decision_filters_in_place(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    page = watched_context(**PHONE).new_page()
+    sign_in(page, portal_url, *GROWER)
+    claimed = a_load(a_site()).passport.short_code
+    waiting = made_here()
+    page.goto(f"{portal_url}/passports/")
+    card = page.locator("table.passports tbody tr", has_text=claimed)
+    expect(card.locator('td[data-label="Net tonnes"]')).to_have_text("29.10")
+    expect(card.locator('td[data-label="Intake decision"]')).to_have_text("Accepted with a claim")
+    before = card.locator('td[data-label="Net tonnes"]').evaluate(
+        "cell => getComputedStyle(cell, '::before').content"
+    )
+    assert before == '"Net tonnes: "'  # the card names each value
+    other = page.locator("table.passports tbody tr", has_text=waiting)
+    expect(other.locator('td[data-label="Net tonnes"]')).to_be_hidden()  # left out, empty
+    no_sideways_scroll(page)
+    assert_accessible(page)
+
+    page.get_by_label("Intake decision").select_option(label="No result yet")
+    expect(page.locator(".count")).to_have_text("1–1 of 1 passport that match")
+    expect(page).to_have_url(re.compile(r"/passports/\?decision=none$"))
+    expect(page.get_by_role("link", name=waiting)).to_be_visible()
+    page.get_by_label("Intake decision").select_option(label="Accepted with a claim")
+    expect(page.get_by_role("link", name=claimed)).to_be_visible()
+    expect(page.locator(".count")).to_have_text("1–1 of 1 passport that match")
+    no_sideways_scroll(page)
+    assert_accessible(page)

@@ -1,6 +1,6 @@
-"""Where job files and static files are kept, as the environment says: job files in an
-S3-compatible bucket, files sent by nginx under a protected prefix, static files collected
-with names that change with their content."""
+"""Where job files, the portal's own files and static files are kept, as the environment says:
+job files (and the portal's own, beside them) in an S3-compatible bucket, files sent by nginx
+under a protected prefix, static files collected with names that change with their content."""
 
 from __future__ import annotations
 
@@ -35,6 +35,22 @@ def test_job_files_stay_on_the_file_system_by_default(tmp_path):
     jobs = settings_of(env, "STORAGES")["STORAGES"]["jobs"]
     assert jobs["BACKEND"] == "django.core.files.storage.FileSystemStorage"
     assert jobs["OPTIONS"]["location"] == str(tmp_path)
+
+
+def test_the_portals_own_files_are_in_their_folder_and_never_at_an_address(tmp_path):
+    env = environment(**KEY, PORTAL_FILES_DIR=str(tmp_path))
+    default = settings_of(env, "STORAGES")["STORAGES"]["default"]
+    assert default["BACKEND"] == "django.core.files.storage.FileSystemStorage"
+    assert default["OPTIONS"] == {"location": str(tmp_path), "base_url": None}
+
+
+def test_the_portals_own_files_go_to_the_job_files_bucket_under_files():
+    env = environment(**KEY, PORTAL_JOB_FILES_S3_BUCKET="portal-job-files")
+    default = settings_of(env, "STORAGES")["STORAGES"]["default"]
+    assert default["BACKEND"] == "storages.backends.s3.S3Storage"
+    assert default["OPTIONS"]["bucket_name"] == "portal-job-files"
+    assert default["OPTIONS"]["location"] == "files"
+    assert default["OPTIONS"]["file_overwrite"] is False
 
 
 def test_the_protected_prefix_is_read_and_must_be_a_folder():

@@ -56,7 +56,8 @@ def _listed(request: HttpRequest, data: QueryDict) -> dict:
     sites = {s.site_guid: s.site_name or s.address for m in memberships for s in m.sites}
     return {
         "memberships": memberships, "filters": filters, "page": page,
-        "rows": [(passport, sites.get(passport.site_guid, "")) for passport in page],
+        "rows": [(passport, sites.get(passport.site_guid, ""), listing.result_of(passport))
+                 for passport in page],
         "query": given.urlencode() if given else "",
         "any_at_all": page.paginator.count > 0 or everyone.exists(),
         "export_limit": settings.PORTAL_EXPORT_LIMIT,

@@ -1,14 +1,23 @@
 """The one builder of intake sites and recorded loads for the tests: a site as staff make it,
-and a load as a clerk records it (portal.intake.loads), of a passport the grower made."""
+its clerks as staff name them, a load as a clerk records it (portal.intake.loads), of a passport
+the grower made, a clerk of a site signed in, a grower's query of a load and a laboratory's
+certificate."""
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from portal.intake import demo, loads
-from portal.intake.models import Decision, IntakeSite, Load
+import pypdf
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from portal.accounts.session import portal_user
+from portal.intake import demo, loads, queries
+from portal.intake.models import Decision, IntakeSite, Load, LoadEntry
 from portal.passports.models import Passport
+from tests.portal.accounts.helpers import signed_in
 from tests.portal.passports.made import made_here
 
 STOUR_VALLEY = demo.STOUR_VALLEY  # the demo's site, which `make run` loads
@@ -18,6 +27,12 @@ def a_site(**fields: str) -> IntakeSite:
     """A site as staff make it, whose wheat must weigh 76 kg/hl or more."""
     site = IntakeSite.objects.create(**(STOUR_VALLEY | fields))
     site.specifications.create(crop="wheat", parameter="specific_weight", lowest=Decimal("76"))
+    return site
+
+
+def a_clerk(username: str, site: IntakeSite) -> IntakeSite:
+    """The account `username` made a clerk of `site`, as staff make one (grant_intake)."""
+    site.clerks.add(portal_user(username))
     return site
 
 
@@ -34,7 +49,37 @@ def figures(**changed: object) -> loads.Figures:
     } | changed))  # fmt: skip
 
 
-def a_load(site: IntakeSite, ticket: str = "T-1001", **changed: object) -> Load:
-    passport = Passport.objects.get(short_code=made_here())
+def a_load(
+    site: IntakeSite, ticket: str = "T-1001", passport: Passport | None = None, **changed: object
+) -> Load:
+    """A load recorded at `site` with `figures(**changed)`, of `passport` (by default a new
+    passport the grower made)."""
+    passport = passport or Passport.objects.get(short_code=made_here())
     verdict = {"valid": True, "checked_at": "2026-09-03T10:14:00+00:00"}
     return loads.record(site, ticket, passport, figures(**changed), by="intake", verdict=verdict)
+
+
+def a_signed_in_clerk(site: IntakeSite, username: str = "haulier") -> Client:
+    """A client signed in as the demo account `username` (by default one of no membership),
+    made a clerk of `site` as staff make one."""
+    a_clerk(username, site)
+    return signed_in(username)
+
+
+def a_certificate(pages: int = 1) -> bytes:
+    """A laboratory's certificate: a PDF of so many pages."""
+    writer = pypdf.PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=595, height=842)
+    writer.add_metadata({"/Title": "Certificate of analysis S-0931"})
+    written = io.BytesIO()
+    writer.write(written)
+    return written.getvalue()
+
+
+def queried(
+    load: Load, words: str = "Our own test gave 77.1 kg/hl.", certificate: bytes | None = None
+) -> LoadEntry:
+    """The grower's query of the load's result, as the query's form records it."""
+    attached = SimpleUploadedFile("lab.pdf", certificate) if certificate is not None else None
+    return queries.ask(load, by="grower", words=words, certificate=attached)

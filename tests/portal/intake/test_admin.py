@@ -41,7 +41,8 @@ def test_staff_make_a_site_with_its_clerk_and_a_specification(staff, grower):
     assert specification.holds(76) and not specification.holds(75)
     [granted] = Event.objects.filter(kind=Event.Kind.INTAKE_CLERKS)
     assert (granted.username, granted.detail) == (
-        "partner", {"of": "grower", "site": "stour-valley-sudbury", "change": "added"}
+        "partner",
+        {"of": "grower", "site": "stour-valley-sudbury", "change": "added"},
     )
 
 

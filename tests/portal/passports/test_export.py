@@ -9,6 +9,7 @@ import csv
 import io
 import zipfile
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import msgspec
 import openpyxl
@@ -17,6 +18,9 @@ import pytest
 from django.test import Client
 
 from portal.assurance.passport_fields import PASSPORT_FIELDS
+from portal.intake import exporting as intake_columns
+from portal.intake.loads import Claim, correct
+from portal.intake.models import Decision
 from portal.jobs import actions
 from portal.jobs.models import Job
 from portal.passports import tasks
@@ -25,12 +29,19 @@ from portal.passports.tasks import passport_export, passport_pdf
 from tests.demo import OAKHURST, WENHAM, WENHAM_SITE
 from tests.jobs import run, run_queued
 from tests.portal.accounts.helpers import upstream_calls
+from tests.portal.intake.builders import a_load, a_site, figures
 from tests.portal.passports.helpers import as_sent, no_longer_a_contact, suspended, text
-from tests.portal.passports.made import SOME_OF_THE_LOAD, made_here, made_with_the_form
+from tests.portal.passports.made import (
+    SOME_OF_THE_LOAD,
+    made_here,
+    made_with_the_form,
+    wenham_made_here,
+)
 
 pytestmark = pytest.mark.django_db
 
 COLUMNS = [field.wire_name for field in PASSPORT_FIELDS]
+HEADINGS = COLUMNS + list(intake_columns.HEADINGS)  # then the figures of the latest load
 
 
 def exported(client: Client, **form: object) -> Job:
@@ -70,15 +81,17 @@ def test_the_ticked_passports_export_as_a_zip_of_pdfs_and_both_manifests(grower)
         assert code in pdf_text(archive.read(member))
     records = records_of(made)  # in the order they were made
     rows = list(csv.DictReader(io.StringIO(archive.read("passports.csv").decode("utf-8-sig"))))
-    assert list(rows[0]) == COLUMNS
+    assert list(rows[0]) == HEADINGS
     sent = [as_sent(Passport.objects.get(short_code=code).record) for code in made]
     assert [{name: row[name] for name in sent_ if name in row}
             for row, sent_ in zip(rows, sent, strict=True)] == sent  # fmt: skip
-    assert all(row[name] == "" for row in rows for name in COLUMNS if name not in sent[0])
+    assert all(row[name] == "" for row in rows for name in HEADINGS if name not in sent[0])
     sheet = openpyxl.load_workbook(io.BytesIO(archive.read("passports.xlsx"))).active
     cells = [list(row) for row in sheet.iter_rows(values_only=True)]
-    assert cells[0] == COLUMNS
-    assert cells[1:] == [[_xlsx(getattr(r, f.name)) for f in PASSPORT_FIELDS] for r in records]
+    assert cells[0] == HEADINGS
+    no_load = [None] * len(intake_columns.HEADINGS)
+    assert cells[1:] == [[_xlsx(getattr(r, f.name)) for f in PASSPORT_FIELDS] + no_load
+                         for r in records]  # fmt: skip
     assert isinstance(cells[1][COLUMNS.index("LoadingDate")], datetime)  # a date, not text
     assert job.result_name.endswith(".zip") and job.message == ""
     page = text(grower.get(f"/jobs/{job.pk}/"))
@@ -99,7 +112,7 @@ def test_a_date_no_spreadsheet_shows_is_written_as_the_csv_writes_it(grower):
     code = made_here(msgspec.structs.replace(SOME_OF_THE_LOAD, loading_date=year_one))
     sheet = openpyxl.load_workbook(io.BytesIO(opened(exported(grower, code=[code])).read(
         "passports.xlsx"))).active  # fmt: skip
-    row = dict(zip(COLUMNS, next(sheet.iter_rows(min_row=2, values_only=True)), strict=True))
+    row = dict(zip(HEADINGS, next(sheet.iter_rows(min_row=2, values_only=True)), strict=True))
     assert row["LoadingDate"] == "0001-01-01T00:00:00Z"
     assert row["DONTestDate"] == datetime(2026, 8, 12)
 
@@ -271,3 +284,82 @@ def test_another_business_export_and_its_file_are_no_ones_but_its_owners(grower,
                                                   "membership": WENHAM})  # fmt: skip
     assert "the filters are not valid" in text(partner.get(response["Location"]))
     assert Job.objects.filter(kind=passport_export.name).count() == 1
+
+
+# --- the figures at intake ------------------------------------------------------------------------
+
+
+def manifests_of(job: Job) -> tuple[list[dict[str, str]], list[dict[str, object]]]:
+    """The CSV's rows and the XLSX's, each by its headings."""
+    archive = opened(job)
+    csv_rows = list(csv.DictReader(io.StringIO(archive.read("passports.csv").decode("utf-8-sig"))))
+    sheet = openpyxl.load_workbook(io.BytesIO(archive.read("passports.xlsx"))).active
+    header, *cells = list(sheet.iter_rows(values_only=True))
+    return csv_rows, [dict(zip(header, row, strict=True)) for row in cells]
+
+
+def test_the_manifests_hold_the_figures_of_each_passports_latest_load(grower):
+    site = a_site()
+    first = a_load(site, "T-1001", decision=Decision.REJECTED, reasons=("Ergot",), claims=())
+    a_load(site, "T-1002", passport=first.passport,
+           results={"moisture": Decimal("13.9"), "specific_weight": Decimal("74.0")},
+           claims=(Claim("specific_weight", Decimal("2.50"), Decimal("29.10")),
+                   Claim("moisture", Decimal("1.25"), Decimal("29.10"))))  # fmt: skip
+    without = made_here()
+    csv_rows, xlsx_rows = manifests_of(exported(grower, code=[first.passport.short_code, without]))
+    assert list(csv_rows[0])[-len(intake_columns.HEADINGS) :] == [
+        "IntakeSite", "IntakeTicket", "IntakeArrival", "IntakeNetKg", "IntakeDecision",
+        "IntakeReasons", "IntakeMoisture", "IntakeSpecificWeight", "IntakeProtein",
+        "IntakeHagberg", "IntakeAdmixture", "IntakeScreenings", "IntakeNitrogen",
+        "IntakeGermination", "IntakeOil", "IntakeFreeFattyAcids", "IntakeClaimsTotal",
+    ]  # fmt: skip
+    loaded, empty = csv_rows  # in the order they were made
+    assert {name: loaded[name] for name in intake_columns.HEADINGS if loaded[name]} == {
+        "IntakeSite": "Stour Valley Grain, Sudbury", "IntakeTicket": "T-1002",
+        "IntakeArrival": "2026-09-03T10:15:00Z", "IntakeNetKg": "29100",
+        "IntakeDecision": "Accepted with a claim",
+        "IntakeReasons": "Specific weight under specification", "IntakeMoisture": "13.9",
+        "IntakeSpecificWeight": "74.0", "IntakeClaimsTotal": "109.13",  # 72.75 + 36.38 (36.375)
+    }  # fmt: skip
+    assert all(empty[name] == "" for name in intake_columns.HEADINGS)
+    loaded, empty = xlsx_rows
+    assert loaded["IntakeArrival"] == datetime(2026, 9, 3, 10, 15)  # a date, in UTC
+    assert (loaded["IntakeNetKg"], loaded["IntakeMoisture"]) == (29100, 13.9)  # numbers
+    assert loaded["IntakeClaimsTotal"] == pytest.approx(109.13)
+    assert (loaded["IntakeTicket"], loaded["IntakeProtein"]) == ("T-1002", None)
+    assert all(empty[name] is None for name in intake_columns.HEADINGS)
+
+
+def test_a_correction_is_exported_as_the_load_stands_after_it(grower):
+    load = a_load(a_site())
+    correct(load, figures(tare_kg=14_020, decision=Decision.ACCEPTED, claims=(), reasons=()),
+            by="intake", reason="Tare of the wrong lorry")  # fmt: skip
+    [row], _ = manifests_of(exported(grower, code=[load.passport.short_code]))
+    assert (row["IntakeNetKg"], row["IntakeDecision"]) == ("30100", "Accepted")
+    assert (row["IntakeReasons"], row["IntakeClaimsTotal"]) == ("", "0.00")
+
+
+def test_text_a_clerk_typed_is_kept_as_text_never_as_a_formula(grower):
+    load = a_load(a_site(name="=HYPERLINK(\"http://evil.example\")"), "+1-2",
+                  reasons=("@SUM(A1:A9)", "-3"))  # fmt: skip
+    [row], [cells] = manifests_of(exported(grower, code=[load.passport.short_code]))
+    assert row["IntakeSite"] == '\'=HYPERLINK("http://evil.example")'
+    assert (row["IntakeTicket"], row["IntakeReasons"]) == ("'+1-2", "'@SUM(A1:A9); -3")
+    sheet = openpyxl.load_workbook(io.BytesIO(opened(Job.objects.get()).read("passports.xlsx")))
+    found = [cell for row in sheet.active.iter_rows(min_row=2) for cell in row
+             if cell.value == cells["IntakeSite"]]  # fmt: skip
+    assert cells["IntakeSite"] == '=HYPERLINK("http://evil.example")'
+    assert [cell.data_type for cell in found] == ["s"]  # a string, not a formula
+
+
+def test_another_business_figures_are_in_no_export_of_theirs(grower, partner):
+    site = a_site()
+    wenham = a_load(site, "T-W", passport=Passport.objects.get(short_code=wenham_made_here()))
+    own = a_load(site, "T-H", decision=Decision.REJECTED, claims=())
+    partner.post("/passports/export", {"format": "zip", "scope": "all"})
+    csv_rows, _ = manifests_of(run_queued(passport_export.name))
+    assert [(row["IntakeTicket"], row["IntakeDecision"]) for row in csv_rows] == [
+        ("T-H", "Rejected")
+    ]
+    assert wenham.passport.short_code not in {row["ShortCode"] for row in csv_rows}
+    assert own.passport.short_code.replace("-", "") in {row["ShortCode"] for row in csv_rows}

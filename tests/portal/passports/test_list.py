@@ -7,13 +7,17 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from portal.assurance.passport_fields import FIELDS
 from portal.assurance.records import PassportRequest
+from portal.intake.models import Decision
 from portal.passports.models import Passport
 from tests.demo import HOLLOWFIELD, MARSH_END, OAKHURST, OAKHURST_SITE, WENHAM, WENHAM_SITE
 from tests.portal.accounts.helpers import signed_in
+from tests.portal.intake.builders import a_load, a_site
 from tests.portal.passports.helpers import (
     details_of,
     no_longer_a_contact,
@@ -21,7 +25,13 @@ from tests.portal.passports.helpers import (
     text,
     within_one_window,
 )
-from tests.portal.passports.made import batch_of_50, made_elsewhere, made_with_the_form
+from tests.portal.passports.made import (
+    batch_of_50,
+    made_elsewhere,
+    made_here,
+    made_with_the_form,
+    wenham_made_here,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +73,8 @@ def test_its_columns_are_headed_by_the_labels_the_passport_prints(grower):
     printed = [FIELDS[name].label for name in ("crop_type", "variety", "loading_date",
                                                "harvest_year", "haulier_company_name")]  # fmt: skip
     assert headers == ["Tick to export", FIELDS["short_code"].label,
-                       FIELDS["business_name"].label, "Site", *printed, "Made"]  # fmt: skip
+                       FIELDS["business_name"].label, "Site", *printed, "Net tonnes",
+                       "Intake decision", "Made"]  # fmt: skip
     on_its_page = details_of(grower.get(f"/passports/{code}/"))
     assert set([FIELDS["business_name"].label, *printed]) <= set(on_its_page)
 
@@ -178,6 +189,7 @@ def test_without_javascript_the_filters_are_a_form_that_gets_the_list(grower):
         ("?loaded_from=2026-08-21&loaded_to=2026-08-01", "The last loading date is before"),
         ("?code=0OIL1", "A short code has only letters and numbers"),
         ("?code=" + "A" * 30, "A short code has at most 12 letters and numbers."),
+        ("?decision=maybe", "Intake decision: Choose one of the decisions listed."),
     ],
 )
 def test_a_filter_that_is_not_valid_is_said_and_leaves_the_list_unfiltered(grower, query, said):
@@ -322,3 +334,112 @@ def test_no_address_of_the_list_reaches_another_business_passports(grower, partn
         assert wenham not in partner.get(f"/passports/{query}", headers=HTMX).content.decode()
     assert listed(partner, f"?membership={WENHAM}") == [own]  # not applied: not theirs
     assert partner.get(f"/passports/{wenham}/").status_code == 404
+
+
+# --- the result at intake -------------------------------------------------------------------------
+
+
+def passport_of(code: str) -> Passport:
+    return Passport.objects.get(short_code=code)
+
+
+@pytest.fixture
+def results(grower) -> dict[str, str]:
+    """Passports of the grower's, by what intake made of them: one accepted with a claim; one
+    whose first load was rejected and whose latest, recorded after, was accepted; one rejected;
+    one with no load yet."""
+    site = a_site()
+    claimed = a_load(site, "T-1").passport.short_code
+    twice = a_load(site, "T-2", decision=Decision.REJECTED).passport
+    a_load(site, "T-3", passport=twice, gross_kg=40_000, tare_kg=14_545, decision=Decision.ACCEPTED,
+           claims=(), reasons=())  # fmt: skip
+    rejected = a_load(site, "T-4", decision=Decision.REJECTED, reasons=("Ergot",)).passport
+    return {"claim": claimed, "accepted": twice.short_code, "rejected": rejected.short_code,
+            "none": made_here()}  # fmt: skip
+
+
+def test_each_row_shows_the_net_tonnes_and_decision_of_its_latest_load(grower, results):
+    _, rows = table_of(grower.get("/passports/"), "passports")
+    shown = {row["Passport short code"]: (row["Net tonnes"], row["Intake decision"])
+             for row in rows}  # fmt: skip
+    assert shown == {
+        results["none"]: ("", ""),
+        results["rejected"]: ("29.10", "Rejected"),
+        results["accepted"]: ("25.46", "Accepted"),  # 25,455 kg: the latest load's
+        results["claim"]: ("29.10", "Accepted with a claim"),
+    }
+    html = grower.get("/passports/").content.decode()  # empty, so a phone's card leaves them out
+    assert '<td data-label="Net tonnes"></td>' in html
+    assert '<td data-label="Intake decision"></td>' in html
+
+
+def test_the_decision_filter_keeps_the_passports_whose_latest_load_had_it(grower, results):
+    assert listed(grower, "?decision=claim") == [results["claim"]]
+    assert listed(grower, "?decision=rejected") == [results["rejected"]]  # not the one since
+    assert listed(grower, "?decision=accepted") == [results["accepted"]]
+    assert listed(grower, "?decision=redirected") == []
+    assert listed(grower, "?decision=none") == [results["none"]]
+    assert len(listed(grower)) == 4
+    page = text(grower.get("/passports/?decision=none"))
+    assert "1–1 of 1 passport that match" in page
+
+
+def test_the_decision_filter_offers_each_decision_and_no_result_yet(grower, results):
+    html = grower.get("/passports/?decision=rejected").content.decode()
+    select = re.search(r'<select name="decision" id="id_decision">(.*?)</select>', html, re.S)[1]
+    offered = re.findall(r'<option value="([^"]*)"( selected)?>([^<]*)</option>', select)
+    assert [(value, label) for value, _, label in offered] == [
+        ("", "Any decision"), ("accepted", "Accepted"), ("claim", "Accepted with a claim"),
+        ("redirected", "Redirected"), ("rejected", "Rejected"), ("none", "No result yet"),
+    ]  # fmt: skip
+    assert [value for value, selected, _ in offered if selected] == ["rejected"]
+    assert '<label for="id_decision">Intake decision</label>' in html
+
+
+def test_the_decision_filter_works_with_htmx_the_other_filters_and_the_export(grower, results):
+    response = grower.get("/passports/?crop=Wheat&decision=claim", headers=HTMX)
+    assert "<html" not in response.content.decode()
+    assert response["HX-Push-Url"] == "/passports/?crop=Wheat&decision=claim"
+    assert "1–1 of 1 passport that match" in text(response)
+    html = response.content.decode()
+    assert '<input type="hidden" name="decision" value="claim">' in html
+    assert listed(grower, f"?code={results['rejected'][:5]}&decision=claim") == []
+
+
+def test_the_decision_filter_keeps_to_its_pages(grower):
+    site, first = a_site(), made_here()
+    for n in range(51):
+        a_load(site, f"T-{n}", passport=passport_of(first) if n == 0 else None)
+    html = grower.get("/passports/?decision=claim").content.decode()
+    assert "1–50 of 51 passports that match" in text(grower.get("/passports/?decision=claim"))
+    assert 'href="?decision=claim&amp;page=2"' in html
+    assert len(listed(grower, "?decision=claim&page=2")) == 1
+
+
+def test_the_list_reads_its_rows_and_their_results_in_one_query_however_many(grower):
+    site = a_site()
+
+    def queries() -> int:
+        grower.get("/passports/")  # the memberships and the filters' offer kept
+        with CaptureQueriesContext(connection) as done:
+            assert grower.get("/passports/").status_code == 200
+        return len(done)
+
+    a_load(site, "T-1")
+    few = queries()
+    for n in range(2, 8):
+        a_load(site, f"T-{n}")
+    assert queries() == few
+    assert listed(grower) and "Accepted with a claim" in text(grower.get("/passports/"))
+
+
+def test_another_business_sees_nothing_of_the_results(grower, partner, lapsed):
+    site = a_site()
+    wenham = a_load(site, "T-W", passport=passport_of(wenham_made_here()))
+    hollowfield = a_load(site, "T-H", decision=Decision.REJECTED)
+    for query in ("", "?decision=claim", "?decision=rejected", "?decision=none"):
+        assert listed(lapsed, query) == []
+        assert "29.10" not in text(lapsed.get(f"/passports/{query}"))
+        assert wenham.passport.short_code not in listed(partner, query)
+    assert listed(partner, "?decision=claim") == []  # Wenham's claim is not theirs to see
+    assert listed(partner, "?decision=rejected") == [hollowfield.passport.short_code]

@@ -1,0 +1,67 @@
+"""What a user keeps on their account's page (`/accounts/you/`): the e-mail address for replies to
+the passports they send, which is also the one the portal writes to them at; and whether they
+are e-mailed the intake results of the passports they made (on until they turn it off).
+
+The rest of the portal asks here, never the row itself: `reply_address` for the passport mail
+form's default, `intake_mail_address` for the intake results' mail (portal.intake.notifying).
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.models import AbstractBaseUser
+
+from portal.accounts.models import Preferences
+
+
+def of(user: AbstractBaseUser) -> Preferences:
+    """The user's preferences: their row, or the defaults (unsaved) until they save the page."""
+    return Preferences.objects.filter(user=user).first() or Preferences(user=user)
+
+
+def kept_address(user: AbstractBaseUser) -> str:
+    """The address the user gave on their account's page, or "" if they gave none."""
+    return Preferences.objects.filter(user=user).values_list("email", flat=True).first() or ""
+
+
+def intake_mail_address(user: AbstractBaseUser) -> str:
+    """Where the intake results of the passports the user made are mailed: "" when they turned
+    it off, or the portal knows no address of theirs."""
+    chosen = of(user)
+    if not chosen.intake_mail:
+        return ""
+    return chosen.email or user.email or ""
+
+
+class PreferencesForm(forms.ModelForm):
+    """The account's page: an address (or none, for the account's own) and the intake mail."""
+
+    class Meta:
+        model = Preferences
+        fields = ["email", "intake_mail"]
+        labels = {
+            "email": "Your e-mail address",
+            "intake_mail": "E-mail me the intake results of passports I made",
+        }
+        error_messages = {
+            "email": {
+                "invalid": "Enter an e-mail address in the form name@example.com, or leave it "
+                "empty to use your account's.",
+                "max_length": "An e-mail address has at most 254 characters: check what you typed.",
+            },
+        }
+        widgets = {"email": forms.EmailInput(attrs={"autocomplete": "email"})}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, label_suffix="", **kwargs)
+        account = self.instance.user.email
+        self.fields["email"].help_text = (
+            "Replies to the passports you send by e-mail go here, and the portal writes to you "
+            "here. " + (f"Leave it empty to use your account's address, {account}."
+                        if account else "Your account has no address the portal knows of.")
+        )  # fmt: skip
+        self.fields["intake_mail"].help_text = (
+            "When a buyer's intake records or corrects the weight, quality or decision of a "
+            "load of a passport you made: the short code, site, decision and net weight, with "
+            "a link to the passport."
+        )

@@ -1,0 +1,111 @@
+"""What each step of a load's history changed: a correction keeps the whole record as it stood
+from then on, and the history says which of its figures it changed, from what to what, in the
+words of the form that records them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.utils import formats, timezone
+
+from portal.intake import quality
+from portal.intake.forms import LoadForm
+from portal.intake.loads import Claim, Figures
+from portal.intake.models import Decision, LoadEntry
+
+NONE = "none"
+
+# The figures a record holds, in the form's order, by the form's labels.
+_PLAIN = ("arrival", "vehicle", "gross_kg", "tare_kg", "sample_reference", "sample_kept_days",
+          "decision", "reasons")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Change:
+    label: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class Step:
+    """One entry of a load's history, with what it changed (none for the first record, nor for
+    a query or an answer, which change no figure)."""
+
+    entry: LoadEntry
+    changes: list[Change]
+
+
+def history(entries: Iterable[LoadEntry], crop: str) -> list[Step]:
+    """The load's entries in order, each with what it changed of the figures before it."""
+    steps, before = [], None
+    for entry in entries:
+        after = Figures.from_json(entry.figures) if entry.figures else None
+        changed = changes(before, after, crop) if before and after else []
+        steps.append(Step(entry, changed))
+        before = after or before
+    return steps
+
+
+def changes(before: Figures, after: Figures, crop: str) -> list[Change]:
+    """Each figure `after` holds otherwise than `before`, in the form's order."""
+    pairs = [(_label(name), _said(name, getattr(before, name)), _said(name, getattr(after, name)))
+             for name in _PLAIN]  # fmt: skip
+    pairs.insert(4, ("Net weight (kg)", _kilograms(before.net_kg), _kilograms(after.net_kg)))
+    for parameter in _parameters(crop, before, after):
+        label = f"{parameter.label} ({parameter.unit})" if parameter.unit else parameter.label
+        old, new = before.results.get(parameter.key), after.results.get(parameter.key)
+        pairs.append((label, _number(old), _number(new)))
+    pairs.append(("Claims", _claims(before.claims, crop), _claims(after.claims, crop)))
+    return [Change(label, old, new) for label, old, new in pairs if old != new]
+
+
+def _label(name: str) -> str:
+    return str(LoadForm.base_fields[name].label)
+
+
+def _said(name: str, value: object) -> str:
+    if value is None or value == "" or value == ():
+        return NONE
+    if isinstance(value, datetime):
+        return formats.date_format(timezone.localtime(value), "DATETIME_FORMAT")
+    if name == "decision":
+        return Decision(value).label
+    if name == "reasons":
+        return "; ".join(quality.reason_label(key) for key in value)
+    if isinstance(value, int):
+        return _kilograms(value) if name.endswith("_kg") else str(value)
+    return str(value)
+
+
+def _kilograms(value: int) -> str:
+    return f"{value:,}"
+
+
+def _number(value: Decimal | None) -> str:
+    return NONE if value is None else format(value.normalize(), "f")
+
+
+def _parameters(crop: str, before: Figures, after: Figures) -> list[quality.Parameter]:
+    """The crop's parameters, and any other a record holds (kept before the table changed)."""
+    known = list(quality.parameters_of(crop))
+    keys = {p.key for p in known}
+    others = sorted((before.results.keys() | after.results.keys()) - keys)
+    return known + [quality.Parameter(key, key, "", Decimal(0), Decimal(0)) for key in others]
+
+
+def _claims(claims: tuple[Claim, ...], crop: str) -> str:
+    if not claims:
+        return NONE
+    return "; ".join(
+        f"{_parameter_label(crop, c.parameter)} £{c.rate} a tonne on {c.tonnes} t = £{c.total}"
+        for c in claims
+    )
+
+
+def _parameter_label(crop: str, key: str) -> str:
+    parameter = quality.parameter(crop, key)
+    return parameter.label if parameter else key

@@ -1,0 +1,145 @@
+"""An intake clerk's day in Chromium, on a 360-pixel phone, with JavaScript and without: the
+clerk signs in, checks a lorry's passport at the intake check, records its load from the
+table in one click with a claim on specific weight, sees the load's page, then corrects it
+with a reason and reads both in its history; the site's loads, each a card; a passport's QR
+code scanned to look it up (the camera and QR reader stood in for, as the intake check's test
+does). axe-core on each page (with JavaScript: it runs in the page)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from portal.accounts.session import portal_user
+from tests.e2e.conftest import (
+    CAMERA_AND_QR_READER,
+    PHONE,
+    assert_accessible,
+    no_sideways_scroll,
+    sign_in,
+)
+from tests.portal.intake.builders import a_clerk, a_site
+from tests.portal.passports.made import made_here
+
+pytestmark = pytest.mark.browser
+
+CLERK = ("haulier", "haulier-demo-pass")  # a demo account with no membership, made a clerk
+
+
+def checked_at_the_gate(page: Page, portal_url: str, code: str) -> None:
+    page.goto(f"{portal_url}/p/check")
+    page.get_by_label("Short codes").fill(code)
+    page.get_by_role("button", name="Check", exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Loads checked")
+
+
+def fills_in_the_load(page: Page) -> None:
+    page.get_by_label("Ticket number").fill("T-3001")
+    page.get_by_label("Vehicle registration").fill("ae24 ktv")
+    page.get_by_label("Gross weight (kg)").fill("44120")
+    page.get_by_label("Tare weight (kg)").fill("15020")
+    page.get_by_label("Moisture (%)").fill("14.2")
+    page.get_by_label("Specific weight (kg/hl)").fill("72.5")
+    page.get_by_label("Accepted with a claim").check()
+    page.get_by_label("Specific weight below specification").check()
+    page.get_by_label("Claim 1: on").select_option(label="Specific weight")
+    page.get_by_label("Claim 1: £ a tonne").fill("2.50")
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["javascript", "no-javascript"])
+def test_a_clerk_records_a_load_from_the_intake_check_and_corrects_it(
+    watched_context: Callable[..., BrowserContext], portal_url: str, javascript: bool
+):
+    portal_user("grower")  # who made the passport
+    code = made_here()
+    a_clerk("haulier", a_site())
+    page = watched_context(**PHONE, java_script_enabled=javascript).new_page()
+    sign_in(page, portal_url, *CLERK)
+    checked = (lambda: assert_accessible(page)) if javascript else (lambda: None)
+
+    checked_at_the_gate(page, portal_url, code)
+    page.get_by_role("link", name=f"Record a load of {code}").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Record a load")
+    passport = page.get_by_role("region", name=f"Passport {code}")
+    expect(passport).to_contain_text("✓ Valid now")
+    expect(passport).to_contain_text("Hollowfield Farms Ltd")
+    no_sideways_scroll(page)
+    checked()
+
+    fills_in_the_load(page)
+    page.get_by_label("Tare weight (kg)").fill("50000")  # above the gross: refused
+    page.get_by_role("button", name="Record the load").click()
+    expect(page.get_by_role("alert")).to_contain_text("Nothing was recorded.")
+    tare = page.get_by_label("Tare weight (kg)")
+    expect(tare).to_have_attribute("aria-invalid", "true")
+    expect(tare).to_have_accessible_description(
+        "The tare weight is the empty vehicle's: it is below the gross weight."
+    )
+    no_sideways_scroll(page)
+    checked()
+    tare.fill("15020")
+    page.get_by_role("button", name="Record the load").click()
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Ticket T-3001")
+    expect(page.get_by_role("status")).to_contain_text("Recorded: ticket T-3001")
+    claims = page.get_by_role("table", name="Claims")
+    expect(claims).to_contain_text("£2.50 a tonne")
+    expect(claims).to_contain_text("£72.75")
+    expect(page.get_by_role("region", name=f"Passport {code}")).to_contain_text("✓ Valid")
+    no_sideways_scroll(page)
+    checked()
+
+    page.get_by_role("link", name="Correct the record").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Correct ticket T-3001")
+    expect(page.get_by_label("Tare weight (kg)")).to_have_value("15020")
+    page.get_by_label("Tare weight (kg)").fill("14020")
+    page.get_by_label("Accepted", exact=True).check()
+    page.get_by_label("Specific weight below specification").uncheck()
+    page.get_by_label("Claim 1: on").select_option(label="—")
+    page.get_by_label("Claim 1: £ a tonne").fill("")
+    page.get_by_label("Claim 1: tonnes").fill("")
+    page.get_by_label("Why the record is corrected").fill("Tare of the wrong lorry")
+    no_sideways_scroll(page)
+    checked()
+    page.get_by_role("button", name="Correct the record").click()
+
+    expect(page.get_by_role("status")).to_contain_text("Corrected: ticket T-3001.")
+    history = page.get_by_role("region", name="History")
+    expect(history.get_by_role("listitem").first).to_contain_text("Recorded by haulier")
+    expect(history).to_contain_text("Corrected by haulier")
+    expect(history).to_contain_text("Tare of the wrong lorry")
+    expect(history).to_contain_text("Tare weight (kg): from 15,020 → to 14,020")
+    expect(page.get_by_role("table", name="Claims")).to_have_count(0)
+    no_sideways_scroll(page)
+    checked()
+
+    page.goto(f"{portal_url}/intake/")  # the header's Intake link, behind the phone's Menu
+    today = page.get_by_role("table", name="Loads recorded today, newest first")
+    expect(today).to_contain_text("T-3001")
+    expect(today).to_contain_text("Corrected")
+    card = today.locator("tbody tr").first
+    assert card.evaluate("row => getComputedStyle(row).display") == "block"  # a card
+    no_sideways_scroll(page)
+    checked()
+
+
+def test_scanning_a_passports_qr_code_looks_it_up(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    portal_user("grower")
+    code = made_here()
+    a_clerk("haulier", a_site())
+    context = watched_context(**PHONE)
+    context.add_init_script(CAMERA_AND_QR_READER)
+    page = context.new_page()
+    sign_in(page, portal_url, *CLERK)
+    page.goto(f"{portal_url}/intake/")
+    page.get_by_role("button", name="Scan the QR code").click()
+    expect(page.get_by_role("button", name="Stop scanning")).to_be_visible()
+    assert_accessible(page)
+    page.evaluate("codes => window.__qrCodes.push(...codes)",
+                  ["https://example.org/menu", f"{portal_url}/p/{code}"])  # fmt: skip
+    expect(page.get_by_role("heading", level=1)).to_have_text("Record a load")
+    expect(page.get_by_role("region", name=f"Passport {code}")).to_contain_text("✓ Valid now")
