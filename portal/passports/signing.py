@@ -10,10 +10,10 @@ when it was checked and the certificate's expiry, with days as whole days since 
 and a digest of the whole record (`record_digest`). Never people's names, the collection
 address, the haulier, the vehicle or the trailer: whoever scans a code reads all of it.
 
-Everything must fit a QR code of version 13 at error-correction level Q. What does not, the
-free-text essentials (business name, certifier, variety, crop) are cut to, all to the same
-length, the longest length that fits, and their keys listed under SHORTENED; the digest still
-covers the whole record. docs/signed-passports.md describes the format for other software.
+Everything must fit a QR code of version 13 at error-correction level Q: when it does not,
+the essentials of GIVEN_UP_FIRST give way in turn (the certifier first), each cut or left out
+no more than it must be and listed under SHORTENED; the digest still covers the whole record.
+docs/signed-passports.md describes the format for other software.
 
 The QR code of a passport's page is kept in the shared cache for an hour (SIGNED_QR_SECONDS):
 drawing a QR code this size takes tens of milliseconds, and a code signed an hour ago is as
@@ -221,7 +221,7 @@ def _claim_value(essential: Essential, value: object) -> object:
         return None
     if essential.kind is Kind.CODE:
         return (codes.normalise(text) or text).replace("-", "")
-    if essential.kind is Kind.YEAR and text.isdigit() and len(text) <= 6:
+    if essential.kind is Kind.YEAR and text.isascii() and text.isdigit() and len(text) <= 6:
         return int(text)
     return text
 
