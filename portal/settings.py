@@ -110,6 +110,13 @@ PORTAL_LOOKUP_KEEP_SECONDS = min(60, env_int("PORTAL_LOOKUP_KEEP_SECONDS", 60))
 # service at a time.
 PORTAL_INTAKE_LIMIT = max(1, env_int("PORTAL_INTAKE_LIMIT", 50))
 PORTAL_INTAKE_CALLS_AT_ONCE = max(1, env_int("PORTAL_INTAKE_CALLS_AT_ONCE", 8))
+# --- intake sites' loads many at once (portal/intake/uploads.py, portal/intake/door.py) -----------
+# The most rows one upload of a site's tickets takes (a file of more is refused whole), the most
+# records one request to the sites' software's door takes, and that door's requests per token in
+# a minute.
+PORTAL_INTAKE_UPLOAD_ROWS = max(1, env_int("PORTAL_INTAKE_UPLOAD_ROWS", 2000))
+PORTAL_INTAKE_DOOR_RECORDS = max(1, env_int("PORTAL_INTAKE_DOOR_RECORDS", 500))
+PORTAL_INTAKE_DOOR_PER_MINUTE = max(1, env_int("PORTAL_INTAKE_DOOR_PER_MINUTE", 60))
 # --- passports (portal/passports) -----------------------------------------------------------------
 # How long the memberships a user is a contact of (the service's authorisation) are kept: the
 # create form's steps and each passport's page ask for them.

@@ -1,8 +1,9 @@
 """The portal's staff: users with staff rights, in the group "Portal staff", whose permissions
 are what the dashboard and the admin's daily work need and no more: to read users (and end their
 sessions), the audit trail, recorded passports and mailings, and jobs (and retry or cancel
-them); to make intake sites, keep their specifications and name their clerks, and read the loads
-recorded. Changing anyone's rights stays with superusers."""
+them); to make intake sites, keep their specifications and name their clerks, make and revoke
+their software's tokens, and read the loads recorded. Changing anyone's rights stays with
+superusers."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ PERMISSIONS = (
     ("intake", "delete_specification"),
     ("intake", "view_load"),
     ("intake", "view_loadentry"),
+    # Tokens of sites' software made (shown once) and revoked.
+    ("intake", "view_sitetoken"),
+    ("intake", "add_sitetoken"),
+    ("intake", "change_sitetoken"),
 )
 
 

@@ -39,7 +39,10 @@ class Event(models.Model):
         INTAKE_CHECK = "intake-check", "Loads checked at intake"
         STAFF_RIGHTS = "staff-rights", "Staff rights changed"
         INTAKE_CLERKS = "intake-clerks", "Intake clerks changed"
-        INTAKE_TOKEN = "intake-token", "Intake site's token made or revoked"
+        INTAKE_UPLOAD = "intake-upload", "Loads uploaded at intake"
+        INTAKE_DOOR = "intake-door", "Loads sent by a site's software"
+        INTAKE_TOKEN_MADE = "intake-token-made", "Intake site's token made"
+        INTAKE_TOKEN_REVOKED = "intake-token-revoked", "Intake site's token revoked"
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     at = models.DateTimeField(default=timezone.now, db_index=True)

@@ -9,11 +9,13 @@ class IntakeConfig(AppConfig):
 
     def ready(self) -> None:
         from portal.intake import clerkship, exporting, notifying, receivers  # noqa: F401
+        from portal.intake.loads import many_recorded
         from portal.intake.models import LoadEntry
         from portal.passports import manifests
 
         # Each load recorded or corrected is mailed to its passport's maker.
         post_save.connect(notifying.entry_added, sender=LoadEntry,
                           dispatch_uid="intake.mail_the_maker")  # fmt: skip
+        many_recorded.connect(notifying.entries_recorded, dispatch_uid="intake.mail_the_makers")
         # The figures of each passport's latest load go in the business's exports.
         manifests.columns_added.connect(exporting.columns, dispatch_uid="intake.export_figures")

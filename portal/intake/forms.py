@@ -165,6 +165,8 @@ class LoadForm(forms.Form):
             on, pounds, weight = cleaned.get(name), cleaned.get(rate), cleaned.get(tonnes)
             if not on and pounds is None and weight is None:
                 continue
+            if any(part in self.errors for part in (name, rate, tonnes)):
+                continue  # said already, beside its field
             if not on:
                 self.add_error(name, "Say which result the claim is on.")
             elif pounds is None:

@@ -1,7 +1,8 @@
 """Recording a load and each step of its history, as the clerk's pages and the uploads will:
-a load recorded with its figures and the passport's verdict at that moment; a correction with
-its reason, which keeps what was there before. Each in one transaction: a load is never left
-without its first entry, nor its copy of the latest figures behind them."""
+a load recorded with its figures and the passport's verdict at that moment (or many at once,
+an upload's); a correction with its reason, which keeps what was there before. Each in one
+transaction: a load is never left without its first entry, nor its copy of the latest figures
+behind them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 from django.db import transaction
+from django.dispatch import Signal
 
 from portal.intake.models import Decision, IntakeSite, Load, LoadEntry
 from portal.passports.lookup import Verdict
@@ -101,6 +103,40 @@ def kept_verdict(verdict: Verdict) -> dict[str, object]:
         "status": passport.status if passport is not None else None,
         "checked_at": datetime.fromtimestamp(verdict.asked_at, UTC).isoformat(),
     }
+
+
+# Sent with the first entries of loads recorded many at once, in their transaction: bulk_create
+# sends no post_save, and what follows a load recorded (its maker told) must follow these too.
+many_recorded = Signal()
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A load to record: its ticket, the passport it came with, its figures, and the verdict."""
+
+    ticket: str
+    passport: object
+    figures: Figures
+    verdict: dict
+
+
+def record_many(site: IntakeSite, recordings: list[Recording], *, by: str) -> list[Load]:
+    """Loads recorded as `record` records each, all in one transaction and a few statements (an
+    upload's rows): each load with its first entry, or none of them. Raises IntegrityError if
+    the site has recorded any of the tickets already (then none is recorded)."""
+    with transaction.atomic():
+        made = Load.objects.bulk_create([
+            Load(site=site, ticket=r.ticket, passport=r.passport, net_kg=r.figures.net_kg,
+                 decision=r.figures.decision)
+            for r in recordings
+        ])  # fmt: skip
+        entries = LoadEntry.objects.bulk_create([
+            LoadEntry(load=load, kind=LoadEntry.Kind.RECORDED, by=by,
+                      figures=r.figures.as_json(), verdict=r.verdict)
+            for load, r in zip(made, recordings, strict=True)
+        ])  # fmt: skip
+        many_recorded.send(sender=LoadEntry, entries=entries)
+    return made
 
 
 def correct(load: Load, figures: Figures, *, by: str, reason: str) -> LoadEntry:

@@ -164,3 +164,48 @@ class ResultMail(models.Model):
 
     def __str__(self) -> str:
         return f"Mail to {self.recipient} of {self.entry}"
+
+
+# --- many loads at once: a site's uploads and its software's door ---------------------------------
+
+
+class SiteToken(models.Model):
+    """A token a site's weighbridge or laboratory software sends its loads with (the JSON door,
+    portal/intake/door.py). Made by staff in the admin, which shows the token once: only its
+    SHA-256 is kept, so a copy of the database lets no one send loads. Revoked, never removed,
+    so the audit trail's events still name it."""
+
+    site = models.ForeignKey(IntakeSite, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=100, help_text="Which software sends with it: Weighbridge.")
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created = models.DateTimeField(default=timezone.now, editable=False)
+    revoked = models.DateTimeField(null=True, blank=True, editable=False)
+    last_used = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["site", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.site}: {self.name}"
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked is not None
+
+
+class UploadedRow(models.Model):
+    """A row of an upload (a job of the `intake-upload` kind) that recorded or corrected a load,
+    written in the same transaction as the load's entry: the job run again (its worker killed)
+    finds the row done and says so in its report, rather than recording it twice or calling it
+    recorded before. Goes with its job."""
+
+    job = models.ForeignKey("jobs.Job", on_delete=models.CASCADE, related_name="+")
+    row = models.PositiveIntegerField()
+    load = models.ForeignKey(Load, on_delete=models.CASCADE, related_name="+")
+    outcome = models.CharField(max_length=16)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "row"], name="one_outcome_a_row")]
+
+    def __str__(self) -> str:
+        return f"Row {self.row} of job {self.job_id}: {self.outcome}"

@@ -48,6 +48,12 @@ def entry_added(sender: type, instance: LoadEntry, created: bool, raw: bool = Fa
         queue_mail(instance)
 
 
+def entries_recorded(sender: type, entries: list[LoadEntry], **kwargs: Any) -> None:
+    """For loads.many_recorded (an upload's rows): each load recorded told to its maker."""
+    for entry in entries:
+        queue_mail(entry)
+
+
 def queue_mail(entry: LoadEntry) -> ResultMail | None:
     """The mail of `entry` to its passport's maker, its job queued once the transaction commits;
     None where the portal knows no address of theirs, they turned the mail off, or their

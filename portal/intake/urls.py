@@ -1,6 +1,6 @@
 from django.urls import path
 
-from portal.intake.views import clerks, queries
+from portal.intake.views import clerks, door, queries, uploads
 
 app_name = "intake"
 
@@ -16,4 +16,8 @@ urlpatterns = [
     path("loads/<int:load_id>/query", queries.query, name="query"),
     path("loads/<int:load_id>/answer", queries.answer, name="answer"),
     path("loads/<int:load_id>/certificate/<int:entry_id>", queries.certificate, name="certificate"),
-]
+    path("api/loads", door.loads, name="door"),
+    path("sites/<slug:site_code>/upload", uploads.upload, name="upload"),
+    path("sites/<slug:site_code>/upload/template.<str:kind>", uploads.template,
+         name="upload-template"),
+]  # fmt: skip

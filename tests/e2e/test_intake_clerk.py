@@ -144,3 +144,67 @@ def test_scanning_a_passports_qr_code_looks_it_up(
                   ["https://example.org/menu", signed_address(code)])  # fmt: skip
     expect(page.get_by_role("heading", level=1)).to_have_text("Record a load")
     expect(page.get_by_role("region", name=f"Passport {code}")).to_contain_text("✓ Valid now")
+
+
+def test_the_grower_sees_the_load_queries_it_and_reads_the_correction(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    """The whole round, two phones: the demo clerk `intake` records a load from the intake
+    check; the grower sees it on the passport's page and queries it; the clerk corrects it
+    with a reason; the grower reads the whole history."""
+    portal_user("grower")
+    code = made_here()
+    a_clerk("intake", a_site())
+    clerk = watched_context(**PHONE).new_page()
+    sign_in(clerk, portal_url, "intake", "intake-demo-pass")
+    checked_at_the_gate(clerk, portal_url, code)
+    clerk.get_by_role("link", name=f"Record a load of {code}").click()
+    fills_in_the_load(clerk)
+    clerk.get_by_role("button", name="Record the load").click()
+    expect(clerk.get_by_role("status")).to_contain_text("Recorded: ticket T-3001")
+    load_page = clerk.url
+
+    grower = watched_context(**PHONE).new_page()
+    sign_in(grower, portal_url, "grower", "grower-demo-pass")
+    grower.goto(f"{portal_url}/passports/{code}/")
+    at_intake = grower.get_by_role("region", name="At intake")
+    expect(at_intake).to_contain_text("Accepted with a claim")
+    expect(at_intake).to_contain_text("29,100 kg")
+    expect(at_intake.get_by_role("table", name="Claims")).to_contain_text("£72.75")
+    assert_accessible(grower)
+    at_intake.get_by_text("Query this result", exact=True).click()
+    grower.get_by_label("Why you query this result").fill("Our own sample weighed 76.4 kg/hl.")
+    grower.get_by_role("button", name="Send the query").click()
+    expect(at_intake).to_contain_text("Query open")
+    no_sideways_scroll(grower)
+    assert_accessible(grower)
+
+    clerk.goto(load_page)
+    expect(clerk.get_by_role("heading", name="Query open")).to_be_visible()
+    expect(clerk.locator("blockquote")).to_have_text("Our own sample weighed 76.4 kg/hl.")
+    assert_accessible(clerk)
+    clerk.get_by_role("link", name="Correct the record").first.click()
+    clerk.get_by_label("Specific weight (kg/hl)").fill("76.4")
+    clerk.get_by_label("Accepted", exact=True).check()
+    clerk.get_by_label("Specific weight below specification").uncheck()
+    clerk.get_by_label("Claim 1: on").select_option(label="—")
+    clerk.get_by_label("Claim 1: £ a tonne").fill("")
+    clerk.get_by_label("Claim 1: tonnes").fill("")
+    clerk.get_by_label("Why the record is corrected").fill("Retested the kept sample: 76.4")
+    clerk.get_by_role("button", name="Correct the record").click()
+    expect(clerk.get_by_role("status")).to_contain_text("Corrected: ticket T-3001.")
+    expect(clerk.get_by_role("heading", name="Query open")).to_have_count(0)
+
+    grower.reload()
+    at_intake = grower.get_by_role("region", name="At intake")
+    expect(at_intake.locator(".decision")).to_contain_text("Accepted")
+    expect(at_intake.get_by_role("table", name="Claims")).to_have_count(0)
+    history = at_intake.locator(".intake-history li")
+    expect(history).to_have_count(3)
+    expect(history.nth(0)).to_contain_text("Recorded by intake")
+    expect(history.nth(1)).to_contain_text("Queried by grower")
+    expect(history.nth(2)).to_contain_text("Corrected by intake")
+    expect(history.nth(2)).to_contain_text("Retested the kept sample: 76.4")
+    expect(at_intake).not_to_contain_text("Query open")
+    no_sideways_scroll(grower)
+    assert_accessible(grower)

@@ -134,6 +134,7 @@ def test_a_clerk_of_one_site_goes_straight_to_it(clerk):
     page = text(clerk.get(SITE))
     assert "Stour Valley Grain, Sudbury Intake of Stour Valley Grain Ltd" in page
     assert "No load has been recorded here today." in page
+    assert f'href="{SITE}upload">upload a day\'s tickets</a>' in clerk.get(SITE).content.decode()
 
 
 def test_a_clerk_of_several_sites_chooses_one(clerk, other_site, site):

@@ -1,0 +1,173 @@
+"""A site's day of tickets uploaded at once, against the same loads recorded one by one through the
+clerk's form; and the upload's memory with 20,000 rows against with 2,000.
+
+    python -m bench uploads
+
+Starts, on loopback only, a sandbox of its own (its demo data), with Redis database 12 on
+127.0.0.1:6379 as the portal's cache (the verdicts kept a minute, the look-up account's token),
+and a database of the benchmark's own on PostgreSQL at 127.0.0.1:5432 (user postgres;
+BENCH_POSTGRES_URL names another server), production's database, made and dropped here
+(`bench_uploads_<pid>_<name>`). The portal's code runs in processes of this module's own
+(`--measure`), as a worker runs a job: 20 wheat passports made by grower at the sandbox and
+recorded as the portal records those it makes, an intake site with haulier its clerk, and 2,000
+loads of those passports (100 each), all good.
+
+- Time: the upload of the 2,000 as a CSV file, the form's check of it as it comes (every row
+  read) and its job (kind `intake-upload`, run by its task as a worker runs it: each row
+  recorded, the verdicts asked, the report written), against the same 2,000 recorded one by one
+  as the clerk's form records a load: `LoadForm` (portal/intake/forms.py) made and checked for
+  the row, the passport's verdict asked as the look-up asks it, `loads.record`, a transaction
+  each. That is the form's work in process, not the clerk's page over HTTP (a request, its
+  session, its page sent back for each load would only slow the one-by-one side): the baseline
+  is the harder one. Each on a site of its own, in turn (the order swapped every round), for 3
+  rounds after one untimed. Target: the median of the rounds' ratios of the upload's time to
+  the one-by-one's is at most 0.5.
+- Memory: the upload's job of 2,000 rows and of 20,000 (PORTAL_INTAKE_UPLOAD_ROWS raised), each
+  in a fresh process, CSV and XLSX: the peak of the memory Python allocated while the job ran
+  (tracemalloc), and the process's peak resident size. Target: the CSV's peak at 20,000 rows
+  at most 1.2 times at 2,000 (the workbook's is printed beside: openpyxl keeps a workbook's
+  table of distinct strings, its tickets among them, in memory).
+
+Each upload must end done with every row recorded; each one-by-one load must be valid.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+import redis
+
+from bench.common import (
+    POSTGRES_URL,
+    ROOT,
+    Ratios,
+    Target,
+    databases,
+    heading,
+    machine_load,
+    print_table,
+    print_targets,
+    require_redis,
+)
+from scripts import servers
+
+REDIS_URL = "redis://127.0.0.1:6379/12"
+ROWS, MANY_ROWS = 2_000, 20_000
+PASSPORTS = 20
+ROUNDS, WARMUP = 3, 1
+TIME_RATIO, MEMORY_RATIO = 0.5, 1.2
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.uploads")
+    parser.add_argument("--measure", choices=["time", "memory"])
+    parser.add_argument("--rows", type=int, default=ROWS)
+    parser.add_argument("--kind", default="csv")
+    arguments = parser.parse_args()
+    if arguments.measure:
+        print(json.dumps(_measured(arguments.measure, arguments.rows, arguments.kind)))
+        return
+    heading("bench.uploads: a day's tickets uploaded at once, and its memory")
+    require_redis(REDIS_URL)
+    print(f"Machine before: {machine_load()}")
+    with ExitStack() as stack:
+        directory = Path(stack.enter_context(TemporaryDirectory(prefix="bench-uploads-")))
+        cache = redis.Redis.from_url(REDIS_URL)
+        cache.flushdb()
+        stack.callback(cache.flushdb)
+        kind, urls = stack.enter_context(databases("uploads", ["portal"], directory))
+        if kind != "PostgreSQL":
+            print(f"This benchmark needs PostgreSQL at {POSTGRES_URL}.")
+            sys.exit(1)
+        sandbox = servers.start_sandbox(directory)
+        stack.callback(sandbox.stop)
+        environment = {
+            **os.environ, "DATABASE_URL": urls["portal"], "REDIS_URL": REDIS_URL,
+            "ASSURANCE_BASE_URL": sandbox.url, "ASSURANCE_LOOKUP_USERNAME": "haulier",
+            "ASSURANCE_LOOKUP_PASSWORD": "haulier-demo-pass", "PORTAL_LOG_LEVEL": "WARNING",
+            "PORTAL_JOB_FILES_DIR": str(directory / "jobs"), "PORTAL_DEVELOPMENT": "true",
+            "PORTAL_INTAKE_UPLOAD_ROWS": str(MANY_ROWS),
+        }  # fmt: skip
+        subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+                       cwd=ROOT, env=environment, check=True)  # fmt: skip
+        timed = _in_a_process(environment, "time")
+        memory = {(kind, rows): _in_a_process(environment, "memory", rows, kind)
+                  for kind in ("csv", "xlsx") for rows in (ROWS, MANY_ROWS)}  # fmt: skip
+    report(timed, memory)
+
+
+def _in_a_process(environment: dict, measure: str, rows: int = ROWS, kind: str = "csv") -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.uploads", "--measure", measure, "--rows", str(rows),
+         "--kind", kind], cwd=ROOT, env=environment, check=False, capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        print(done.stderr[-3000:], file=sys.stderr)
+        raise RuntimeError(f"measuring {measure} ({kind}, {rows} rows) broke")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def report(timed: dict, memory: dict) -> None:
+    upload, one_by_one = timed["upload"], timed["one_by_one"]
+    ratios = Ratios.of(upload, one_by_one)
+    print(f"\n{ROWS:,} loads of {PASSPORTS} passports, {ROUNDS} rounds after {WARMUP} untimed, "
+          "each side on a site of its own:")  # fmt: skip
+    print_table(
+        ["recorded", "median s", "least s", "most s", "ms a load"],
+        [[name, f"{_median(t):.2f}", f"{min(t):.2f}", f"{max(t):.2f}",
+          f"{_median(t) * 1000 / ROWS:.2f}"]
+         for name, t in (("uploaded at once (form's check and job)", upload),
+                         ("one by one through the form", one_by_one))],
+    )  # fmt: skip
+    print(f"The upload's time over the one-by-one's: {ratios}.")
+    print("\nThe upload's job, each in a fresh process:")
+    rows_of = []
+    for (kind, rows), found in memory.items():
+        traced, rss = found["traced"] / 2**20, found["rss"] / 2**20
+        rows_of.append([f"{kind}, {rows:,} rows", f"{found['seconds']:.1f}", f"{traced:.1f}",
+                        f"{rss:.0f}"])  # fmt: skip
+    print_table(["upload", "s (traced)", "peak MiB allocated", "peak RSS MiB"], rows_of)
+    csv_ratio = memory["csv", MANY_ROWS]["traced"] / memory["csv", ROWS]["traced"]
+    xlsx_ratio = memory["xlsx", MANY_ROWS]["traced"] / memory["xlsx", ROWS]["traced"]
+    rss_ratio = memory["csv", MANY_ROWS]["rss"] / memory["csv", ROWS]["rss"]
+    print(f"Peak allocated at {MANY_ROWS:,} rows over at {ROWS:,}: CSV {csv_ratio:.2f}, XLSX "
+          f"{xlsx_ratio:.2f}; the CSV's peak RSS {rss_ratio:.2f}.\n")  # fmt: skip
+    print_targets([
+        Target(f"upload of {ROWS:,} / one by one through the form, median of rounds",
+               ratios.median, TIME_RATIO, "x", True),
+        Target(f"upload's peak memory, {MANY_ROWS:,} / {ROWS:,} rows (CSV)", csv_ratio,
+               MEMORY_RATIO, "x", True),
+    ])  # fmt: skip
+    print(f"Machine after: {machine_load()}")
+
+
+def _median(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[len(ordered) // 2]
+
+
+# --- in the measuring process: the portal's code, as a worker runs it ------------------------
+
+
+def _measured(measure: str, rows: int, kind: str) -> dict:
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+    django.setup()
+    from bench import _uploads  # the portal's code is importable once Django is set up
+
+    bench = _uploads.Bench.made(PASSPORTS)
+    if measure == "time":
+        return bench.timed(ROWS, ROUNDS, WARMUP)
+    return bench.memory(rows, kind)
+
+
+if __name__ == "__main__":
+    main()

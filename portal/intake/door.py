@@ -1,0 +1,153 @@
+"""The door of a site's weighbridge or laboratory software (`POST /intake/api/loads`): the same
+records as an upload's rows, as JSON, one or a list, sent with a token of the site's
+(`Authorization: Bearer <token>`), each answered with what became of it.
+
+Tokens are made by staff in the admin, which shows each once; only its SHA-256 is kept (a token
+is 32 random bytes: a hash needs no salt nor slowness to stand against guessing). A revoked
+token opens nothing. Each record is taken as portal.intake.rows takes one: idempotent on the
+site and ticket, so that software sending a record again (it did not hear the answer) records
+it once, and hears "already recorded" with the same load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+
+from portal.audit import events as audit
+from portal.intake import rows, verdicts
+from portal.intake.models import IntakeSite, SiteToken
+
+PREFIX = "intake_"
+DOOR_BYTES = 1024 * 1024  # a request's body: 500 records of a few hundred bytes each, and room
+ASKING_SECONDS = 20  # no verdict is asked after this long: the request must be answered
+ALREADY = ('already recorded: send it with "correction": true and a "correction_reason" to '
+           "change it")  # fmt: skip
+UNCHANGED = "the correction says what the load says already: nothing was changed"
+NOT_AN_OBJECT = "A record is a JSON object of a load's fields (short_code, ticket, ...)."
+NOT_A_FIELD = "Not a field of a load's record."
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def make_token(
+    site: IntakeSite, name: str, request: HttpRequest | None = None
+) -> tuple[SiteToken, str]:
+    """A new token of `site`, and the token itself: shown to whoever made it, once."""
+    made = SiteToken(site=site, name=name)
+    return made, issue(made, request)
+
+
+def issue(made: SiteToken, request: HttpRequest | None = None) -> str:
+    """Saves `made` (a new token, its site and name set) with the hash of a new secret, and
+    records it in the audit trail; the secret."""
+    token = PREFIX + secrets.token_urlsafe(32)
+    made.digest = digest(token)
+    made.save()
+    audit.record(audit.Kind.INTAKE_TOKEN_MADE, request, site=made.site.code, token=made.pk,
+                 name=made.name)  # fmt: skip
+    return token
+
+
+def revoke(tokens: QuerySet[SiteToken], request: HttpRequest | None = None) -> int:
+    """Revokes those of `tokens` not revoked yet; how many."""
+    revoked = 0
+    for token in tokens.filter(revoked__isnull=True).select_related("site"):
+        if SiteToken.objects.filter(pk=token.pk, revoked__isnull=True).update(
+            revoked=timezone.now()
+        ):
+            revoked += 1
+            audit.record(audit.Kind.INTAKE_TOKEN_REVOKED, request, site=token.site.code,
+                         token=token.pk, name=token.name)  # fmt: skip
+    return revoked
+
+
+def token_of(authorization: str) -> SiteToken | None:
+    """The site's token an Authorization header carries, if it is one not revoked."""
+    scheme, _, token = authorization.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token.startswith(PREFIX) or len(token) > 200:
+        return None
+    found = SiteToken.objects.filter(digest=digest(token), revoked__isnull=True)
+    return found.select_related("site").first()
+
+
+# --- the records -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the door answers a record: its place in the list, its ticket, its status, and
+    its load, errors or verdict."""
+
+    index: int
+    ticket: str
+    taken: rows.Taken
+
+    def as_json(self) -> dict[str, object]:
+        answer: dict[str, object] = {"index": self.index, "ticket": self.ticket,
+                                     "status": str(self.taken.outcome)}  # fmt: skip
+        if self.taken.load is not None:
+            answer["load"] = self.taken.load.pk
+        if self.taken.errors:
+            answer["errors"] = self.taken.errors
+        if self.taken.outcome == rows.Outcome.ALREADY:
+            answer["message"] = ALREADY
+        elif self.taken.outcome == rows.Outcome.UNCHANGED:
+            answer["message"] = UNCHANGED
+        if self.taken.verdict is not None:
+            answer["verdict"] = self.taken.verdict
+        return answer
+
+
+def take(token: SiteToken, records: list[object], request: HttpRequest) -> list[Answer]:
+    """Each record taken at the token's site, in order; the door's use recorded in the audit
+    trail (the site, the token, how many came to each outcome)."""
+    site, by = token.site, f"{token.name} ({token.site.code}'s software)"[:150]
+    readable = [record for record in records if _refusal(record) is None]
+    passports = rows.passports_of(record.get(rows.SHORT_CODE) for record in readable)
+    recorded = rows.recorded_at(site, (record.get("ticket") for record in readable))
+    asked = rows.verdicts_for(readable, passports, recorded, ASKING_SECONDS)
+    answers = []
+    for index, record in enumerate(records):
+        refusal = _refusal(record)
+        if refusal is not None:
+            taken = rows.Taken(rows.Outcome.REFUSED, refusal)
+        else:
+            taken = rows.take(site, record, by=by, passports=passports, recorded=recorded,
+                              verdict_of=verdicts.from_asked(asked))  # fmt: skip
+        answers.append(Answer(index, _ticket(record), taken))
+    SiteToken.objects.filter(pk=token.pk).update(last_used=timezone.now())
+    counted = Counter(str(answer.taken.outcome) for answer in answers)
+    tallied = {outcome.replace(" ", "_"): count for outcome, count in counted.items()}
+    audit.record(audit.Kind.INTAKE_DOOR, request, username=by, site=site.code, token=token.pk,
+                 **tallied)  # fmt: skip
+    return answers
+
+
+def _refusal(record: object) -> dict[str, list[str]] | None:
+    """Why a record cannot be read at all (not an object; keys that are no field's), or None."""
+    if not isinstance(record, dict):
+        return {"record": [NOT_AN_OBJECT]}
+    unknown = [key for key in record if key not in rows.COLUMNS]
+    return {str(key)[:60]: [NOT_A_FIELD] for key in unknown} or None
+
+
+def _ticket(record: object) -> str:
+    if isinstance(record, dict) and isinstance(record.get("ticket"), str | int):
+        return str(record["ticket"])[:40]
+    return ""
+
+
+def tally(answers: Iterable[Answer]) -> dict[str, int]:
+    counted = Counter(str(answer.taken.outcome) for answer in answers)
+    return {str(outcome): counted[str(outcome)] for outcome in rows.Outcome}

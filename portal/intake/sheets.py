@@ -1,0 +1,288 @@
+"""A site's upload read as a stream of rows: a CSV file (its text in UTF-8, with or without a
+byte-order mark, UTF-16 with one, or Windows' own code page as Excel saves it; separated by
+commas, semicolons or tabs) or an Excel workbook (.xlsx, its first sheet, read by openpyxl's
+read-only mode). Neither is ever read whole into memory.
+
+What the file is is told by its content as well as its name: a file named .csv that is not text,
+or .xlsx that is not a workbook, is refused with words that say so (`NotASheet`), as is any other
+kind (.xls, .ods, .numbers). A cell holding a formula is read as the formula's text, never as
+the value a spreadsheet worked out (openpyxl without `data_only`): it is checked as any text is.
+
+A workbook is a ZIP: one whose parts would unpack to more than UNPACKED_BYTES (a "zip bomb") is
+refused before any part is read.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import re
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from pathlib import PurePath
+from typing import IO
+
+from openpyxl import load_workbook
+from openpyxl.utils.exceptions import InvalidFileException
+
+CSV, XLSX = "csv", "xlsx"
+KINDS = (CSV, XLSX)
+ZIP_START = b"PK\x03\x04"
+UNPACKED_BYTES = 100 * 1024 * 1024  # a workbook's parts, unpacked
+CHUNK = 64 * 1024
+BLANK_ROWS = 1000  # blank rows skipped in all; a file of more is not a day's tickets
+BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"))  # fmt: skip
+SEPARATORS = ",;\t"
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+SAVE_AS = "Save it from your spreadsheet as CSV (comma-separated) or as an Excel workbook (.xlsx)."
+
+
+class NotASheet(ValueError):
+    """The file cannot be read as a CSV file or a workbook; the message says why, to its
+    sender."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A row of the file: its number as a spreadsheet numbers it (the header is row 1), and its
+    cells as text, by column (a column missing from a short row is empty)."""
+
+    number: int
+    cells: dict[str, str]
+
+    @property
+    def is_blank(self) -> bool:
+        return not any(self.cells.values())
+
+
+def kind_of(name: str, file: IO[bytes]) -> str:
+    """CSV or XLSX, by the file's name and what it holds (read from its start, and left there);
+    NotASheet if it is neither, or not what its name says."""
+    extension = PurePath(name or "").suffix.lower()
+    file.seek(0)
+    head = file.read(CHUNK)
+    file.seek(0)
+    if extension == ".xlsx":
+        if not head.startswith(ZIP_START):
+            raise NotASheet(f"This file is named .xlsx but is not an Excel workbook. {SAVE_AS}")
+        _check_workbook(file)
+        return XLSX
+    if extension == ".csv":
+        if head.startswith(ZIP_START):
+            raise NotASheet("This file is named .csv but is a workbook or another ZIP file: "
+                            "name it .xlsx if it is an Excel workbook.")  # fmt: skip
+        _check_text(file)
+        return CSV
+    if extension == ".xls":
+        raise NotASheet(f"Excel 97-2003 workbooks (.xls) are not read here. {SAVE_AS}")
+    shown = extension or "without an extension"
+    raise NotASheet(f"A file {shown} is not taken here. {SAVE_AS}")
+
+
+def rows_of(file: IO[bytes], kind: str, columns: tuple[str, ...]) -> Iterator[Row]:
+    """The file's rows after its header, blank ones skipped, as they are read. The header must
+    name `columns` (in any order, any case, spaces for underscores) and no other: NotASheet
+    otherwise, with those missing or not known; and if a row cannot be read."""
+    file.seek(0)
+    lines = _csv_lines(file) if kind == CSV else _workbook_lines(file)
+    try:
+        header = next(lines, None)
+        if header is None:
+            raise NotASheet("The file is empty: start from the template, whose first row names "
+                            "the columns.")  # fmt: skip
+        names = _header(header, columns)
+        blanks = 0
+        for number, values in enumerate(lines, start=2):
+            cells = _padded([value.strip() for value in values], len(names))
+            row = Row(number, dict(zip(names, cells, strict=True)))
+            if row.is_blank:
+                blanks += 1
+                if blanks > BLANK_ROWS:
+                    raise NotASheet(f"The file has more than {BLANK_ROWS} empty rows.")
+                continue
+            if len(values) > len(names) and any(values[len(names) :]):
+                raise NotASheet(f"Row {number} has cells beyond the columns the first row names.")
+            yield row
+    finally:
+        lines.close()
+
+
+def _padded(values: list[str], width: int) -> list[str]:
+    return (values + [""] * width)[:width]
+
+
+def _header(cells: list[str], columns: tuple[str, ...]) -> list[str]:
+    names = [_column_name(cell) for cell in cells]
+    while names and not names[-1]:
+        names.pop()
+    known = set(columns)
+    unknown = [cells[i].strip() or f"(column {i + 1} unnamed)"
+               for i, name in enumerate(names) if name not in known]  # fmt: skip
+    twice = sorted({name for name in names if name and names.count(name) > 1})
+    missing = [column for column in columns if column not in names]
+    problems = []
+    if unknown:
+        problems.append(f"columns not known here: {', '.join(unknown)}")
+    if twice:
+        problems.append(f"columns named twice: {', '.join(twice)}")
+    if missing:
+        problems.append(f"columns missing: {', '.join(missing)}")
+    if problems:
+        raise NotASheet(f"The first row names the columns, as the template's does; this one "
+                        f"has {'; '.join(problems)}.")  # fmt: skip
+    return names
+
+
+def _column_name(cell: str) -> str:
+    return "_".join(cell.strip().lower().replace("-", " ").split())
+
+
+# --- CSV --------------------------------------------------------------------------------------
+
+
+def _check_text(file: IO[bytes]) -> None:
+    """NotASheet if the file is not text in an encoding read here."""
+    _encoding(file)
+
+
+def _encoding(file: IO[bytes]) -> str:
+    """The file's encoding: told by its byte-order mark, else UTF-8 if all of it is, else
+    Windows-1252 (Excel's "CSV" on Windows) if all of it is that. Read through once, a chunk at
+    a time; NotASheet for a file that is not text (a NUL byte, or neither)."""
+    file.seek(0)
+    head = file.read(4)
+    file.seek(0)
+    for bom, encoding in BOMS:
+        if head.startswith(bom):
+            if _decodes(file, encoding):
+                return encoding
+            break
+    for encoding in ("utf-8", "cp1252"):
+        if _decodes(file, encoding):
+            return encoding
+    raise NotASheet(f"This file is named .csv but is not text. {SAVE_AS}")
+
+
+def _decodes(file: IO[bytes], encoding: str) -> bool:
+    """Whether all of the file is text in `encoding`, with no control character but tab, line
+    feed and carriage return (which a binary file decoded by chance would have)."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    file.seek(0)
+    try:
+        while chunk := file.read(CHUNK):
+            if CONTROL.search(decoder.decode(chunk)):
+                return False
+        return not CONTROL.search(decoder.decode(b"", final=True))
+    except UnicodeDecodeError:
+        return False
+    finally:
+        file.seek(0)
+
+
+def _csv_lines(file: IO[bytes]) -> Iterator[list[str]]:
+    lines = _text_lines(file, _encoding(file))
+    first = next(lines, "")
+    try:
+        yield from csv.reader(_chained(first, lines), _dialect(first))
+    except csv.Error as error:
+        raise NotASheet(f"The file cannot be read as CSV: {error}.") from None
+
+
+def _text_lines(file: IO[bytes], encoding: str) -> Iterator[str]:
+    """The file's text a line at a time, each with its end (a cell in quotes may hold one: the
+    csv module joins them), decoded as it is read."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    file.seek(0)
+    pending = ""
+    while chunk := file.read(CHUNK):
+        *lines, pending = (pending + decoder.decode(chunk)).split("\n")
+        for line in lines:
+            yield line + "\n"
+    pending += decoder.decode(b"", final=True)
+    if pending:
+        yield pending
+
+
+def _unwrapped(file: IO[bytes]) -> IO[bytes]:
+    """The file object itself, under Django's File (which zipfile cannot seek in)."""
+    inner = getattr(file, "file", None)
+    return inner if inner is not None else file
+
+
+def _chained(first: str, rest: IO[str]) -> Iterator[str]:
+    yield first
+    yield from rest
+
+
+def _dialect(header: str) -> type[csv.Dialect]:
+    """Excel's CSV, separated by what separates the header's names most: a comma, or the
+    semicolon of countries whose decimal mark is a comma, or a tab."""
+    separator = max(SEPARATORS, key=header.count)
+
+    class Read(csv.excel):
+        delimiter = separator if header.count(separator) else ","
+
+    return Read
+
+
+# --- XLSX -------------------------------------------------------------------------------------
+
+
+def _check_workbook(file: IO[bytes]) -> None:
+    try:
+        with zipfile.ZipFile(_unwrapped(file)) as archive:
+            parts = archive.infolist()
+            names = {part.filename for part in parts}
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise NotASheet(
+            f"This file is named .xlsx but is not an Excel workbook. {SAVE_AS}"
+        ) from None
+    finally:
+        file.seek(0)
+    if "xl/workbook.xml" not in names:
+        raise NotASheet("This file is a ZIP but not an Excel workbook (an OpenDocument or Word "
+                        f"file, perhaps). {SAVE_AS}")  # fmt: skip
+    if sum(part.file_size for part in parts) > UNPACKED_BYTES:
+        raise NotASheet("This workbook unpacks to more than a day's tickets can fill: it is not "
+                        "read.")  # fmt: skip
+
+
+def _workbook_lines(file: IO[bytes]) -> Iterator[list[str]]:
+    try:
+        workbook = load_workbook(_unwrapped(file), read_only=True, data_only=False,
+                                 keep_links=False)  # fmt: skip
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
+        raise NotASheet(f"The workbook cannot be read ({type(error).__name__}).") from None
+    except Exception as error:  # an XML parser's refusal (defusedxml: entities, DTDs)
+        raise NotASheet(f"The workbook cannot be read ({type(error).__name__}).") from None
+    try:
+        sheet = workbook.worksheets[0]
+        sheet.reset_dimensions()  # read every cell, whatever the file declares its size to be
+        try:
+            for values in sheet.iter_rows(values_only=True):
+                yield [_text(value) for value in values]
+        except NotASheet:
+            raise
+        except Exception as error:
+            raise NotASheet(f"The workbook cannot be read ({type(error).__name__}).") from None
+    finally:
+        workbook.close()
+
+
+def _text(value: object) -> str:
+    """A cell's value as the text a person would have typed for it."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S" if value.second else "%Y-%m-%d %H:%M")
+    if isinstance(value, date | time):
+        return value.isoformat()
+    return str(value).strip()
