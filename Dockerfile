@@ -38,17 +38,19 @@ ENV PATH=/venv/bin:$PATH \
     PORTAL_BIND=0.0.0.0:8000 \
     STATIC_ROOT=/app/staticfiles \
     PORTAL_JOB_FILES_DIR=/srv/job-files \
-    PORTAL_FILES_DIR=/srv/files
+    PORTAL_FILES_DIR=/srv/files \
+    PORTAL_PASSPORT_KEYS_DIR=/srv/passport-keys
 WORKDIR /app
 COPY --chown=root:root . /app
 # Static files collected with names that change with their content (and .gz copies), for
 # nginx. Folders the portal's user writes: job files, its own files, the sandbox's demo
-# database (var/), and where compose's one-shot services put static files and the demo
-# certificate.
+# database (var/), and where compose's one-shot services put static files, the demo
+# certificate and the key that signs passports' codes.
 RUN PORTAL_DEVELOPMENT=true python manage.py collectstatic --no-input --verbosity 0 \
  && python -m compileall -q portal sandbox deploy scripts \
- && mkdir -p /srv/job-files /srv/files /srv/static /srv/tls /app/var \
- && chown portal:portal /srv/job-files /srv/files /srv/static /srv/tls /app/var
+ && mkdir -p /srv/job-files /srv/files /srv/static /srv/tls /srv/passport-keys /app/var \
+ && chown portal:portal /srv/job-files /srv/files /srv/static /srv/tls /srv/passport-keys /app/var \
+ && chmod 0700 /srv/passport-keys
 USER portal
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=6s --start-period=30s --retries=3 \

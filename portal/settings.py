@@ -129,6 +129,16 @@ PORTAL_EXPORT_LIMIT = max(1, env_int("PORTAL_EXPORT_LIMIT", 1000))
 # are asked for one at a time: portal/passports/tasks.py).
 PORTAL_JOB_CALLS_AT_ONCE = max(1, env_int("PORTAL_JOB_CALLS_AT_ONCE", 4))
 
+# --- passports' signed codes (portal/passports/signing.py) ---------------------------------------
+# Whether a passport's QR code carries its essentials signed (`/V/...`, checked with no signal)
+# or only its look-up address (`/p/<code>`).
+PORTAL_SIGNED_PASSPORTS = env_bool("PORTAL_SIGNED_PASSPORTS", True)
+# How long a signed code holds, from when it was signed.
+PORTAL_SIGNED_PASSPORT_DAYS = max(1, env_int("PORTAL_SIGNED_PASSPORT_DAYS", 21))
+# The signing keys: keys.json (ids, public halves, times) and each private key, <id>.pem, kept
+# secret as other secrets are; manage.py new_passport_key makes one (docs/operations.md).
+PORTAL_PASSPORT_KEYS_DIR = env_str("PORTAL_PASSPORT_KEYS_DIR", str(VAR_DIR / "passport-keys"))
+
 # --- passports sent by e-mail (portal/passports/mailing.py) ---------------------------------------
 # Django's mailer, from the standard variables (the password by EMAIL_HOST_PASSWORD_FILE too).
 MAILERS = {

@@ -1,8 +1,10 @@
 """`make run`: starts the whole system on this machine and says where it is.
 
 The sandbox of the Assurance service (with its demo data) and the portal, started by
-scripts/servers.py, a Celery worker and Celery beat; once the sandbox answers, the portal's
-demo of intake results on the sandbox's demo passport (`manage.py load_intake_demo`).
+scripts/servers.py, a Celery worker and Celery beat; first, a development key that signs
+passports' QR codes if there is none (`manage.py new_passport_key --if-none`, in
+var/passport-keys); once the sandbox answers, the portal's demo of intake results on the
+sandbox's demo passport (`manage.py load_intake_demo`).
 PostgreSQL and Redis are used when DATABASE_URL and REDIS_URL say so, or when they answer on
 their usual local ports; otherwise the portal falls back to SQLite, a file cache, a
 file-system broker and beat's schedule in memory, and says so. Stops everything on Ctrl-C.
@@ -110,6 +112,7 @@ def main() -> int:
 
     print(f"Portal database: {database_choice}")
     print(f"Cache and job broker: {redis_choice}", flush=True)
+    passport_key(env)
     processes: dict[str, subprocess.Popen] = {}
     try:
         if mail_port is not None:
@@ -159,6 +162,23 @@ def load_intake_demo(env: dict[str, str]) -> bool:
     print(f"The intake demo was not loaded: {said[-1] if said else 'no reason given'}",
           file=sys.stderr, flush=True)  # fmt: skip
     return False
+
+
+def passport_key(env: dict[str, str]) -> None:
+    """A key that signs passports' codes, made if none does (in var/passport-keys, unless
+    PORTAL_PASSPORT_KEYS_DIR says where): `manage.py new_passport_key --if-none`. A failure
+    is said and passed over: passports' QR codes then hold their look-up address."""
+    command = [sys.executable, "manage.py", "new_passport_key", "--if-none"]
+    made = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    said = (made.stdout if made.returncode == 0 else made.stderr).strip().splitlines()
+    if made.returncode != 0:
+        print(f"No key signs passports' codes: {said[-1] if said else 'no reason given'}",
+              file=sys.stderr, flush=True)  # fmt: skip
+        return
+    for line in said:
+        if line.startswith("Made key"):
+            print(f"Passports' codes: {line}", flush=True)
 
 
 def _mail_environment(mail_port: int | None) -> dict[str, str]:

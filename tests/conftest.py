@@ -225,3 +225,18 @@ def mail_server(settings) -> Iterator[MailServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(autouse=True)
+def passport_keys(settings, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A key directory of the test's own (beside its tmp_path, which tests look into) with a
+    key that has signed passports' codes since 2020 (so that time moved back still finds it
+    signing); never a developer's var/."""
+    from datetime import UTC, datetime
+
+    from portal.lib.signing_keys import add_key
+
+    folder = tmp_path_factory.mktemp("passport-keys")
+    add_key(folder, datetime(2020, 1, 1, tzinfo=UTC), settings.PORTAL_SIGNED_PASSPORT_DAYS)
+    settings.PORTAL_PASSPORT_KEYS_DIR = str(folder)
+    return folder

@@ -136,6 +136,7 @@ def test_the_access_log_masks_a_short_code_and_nothing_else(tmp_path):
             "/passports/7KXM4QHT2WABC/": "/passports/7KXM4QHT2WABC/",  # 13: no short code
             "/passports/": "/passports/",
             "/p/7KXM4-QHT2W": "/p/...",
+            "/V/2KCETIQBEYCEIVCXIZA2AWDVVYAW6MJSG4XDALRQ": "/V/...",
         }
         for path in written:
             assert requests.get(f"http://127.0.0.1:{port}{path}", allow_redirects=False,

@@ -33,6 +33,7 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         "SANDBOX_DATABASE_URL": f"sqlite:///{tmp_path / 'sandbox.sqlite3'}",
         "DATABASE_URL": os.environ.get("DATABASE_URL")
         or f"sqlite:///{tmp_path / 'portal.sqlite3'}",
+        "PORTAL_PASSPORT_KEYS_DIR": str(tmp_path / "make-run-keys"),
     }
     run = subprocess.Popen(
         [sys.executable, "-m", "scripts.run"], cwd=ROOT, env=env, text=True,
@@ -60,6 +61,15 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         assert f"A load recorded at intake:  {intake}" in started
         page = _signed_in(f"http://127.0.0.1:{portal_port}", "grower").get(intake, timeout=10)
         assert "At intake" in page.text and "Stour Valley Grain, Sudbury" in page.text
+        # Its QR code holds its signed address, made with the key make run made.
+        assert "Passports' codes: Made key" in started
+        signed = re.search(rf'href="(HTTP://127\.0\.0\.1:{portal_port}/V/[A-Z2-7]+)"', page.text)
+        assert signed, page.text
+        assert "Genuine: signed by the portal on" in requests.get(signed[1], timeout=10).text
+        keys = requests.get(f"http://127.0.0.1:{portal_port}/.well-known/passport-keys.json",
+                            timeout=10).json()["keys"]  # fmt: skip
+        private_keys = (tmp_path / "make-run-keys").glob("*.pem")
+        assert [key["kid"] for key in keys] == [private.stem for private in private_keys]
     finally:
         os.killpg(run.pid, signal.SIGTERM)
         run.wait(timeout=30)

@@ -22,7 +22,7 @@ from portal.intake import quality
 from portal.intake.loads import Claim, Figures, latest_figures
 from portal.intake.models import Decision, IntakeSite, Load
 from portal.passports import intake
-from portal.passports.forms import ScoreField, WholeNumberField
+from portal.passports.forms import CHARACTERS_A_CODE, ScoreField, WholeNumberField
 
 HEAVIEST_KG = 60_000  # no lorry on a British road weighs more, loaded
 OLDEST_DAYS = 366  # a load arrived longer ago than this is a typing error
@@ -242,11 +242,12 @@ def _result_field(parameter: quality.Parameter) -> forms.DecimalField:
 
 
 class CodeForm(forms.Form):
-    """A passport's short code, typed, or scanned from its QR code (which holds its look-up
-    address): read as the intake check reads each code of its list."""
+    """A passport's short code, typed, or scanned from its QR code (which holds its signed
+    address, or on an older passport its look-up address): read as the intake check reads
+    each code of its list."""
 
     code = forms.CharField(
-        label="Short code", max_length=200,
+        label="Short code", max_length=CHARACTERS_A_CODE,
         help_text="As printed on the passport, with or without its hyphen, or scan its QR code.",
         error_messages={"required": "Enter the passport's short code."},
     )  # fmt: skip

@@ -79,8 +79,9 @@ class IntakeForm(forms.Form):
         return entries
 
 
-# Room enough for each code as a look-up address (what a scanner reading QR codes types).
-CHARACTERS_A_CODE = 100
+# Room enough for each code as a passport's signed address (what a scanner reading QR codes
+# types): at most 352 characters (portal.passports.signing.QR_CAPACITY).
+CHARACTERS_A_CODE = 400
 
 
 def harvest_year_of(day: date) -> str:

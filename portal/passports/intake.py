@@ -4,8 +4,9 @@ counted as each is asked), a few at a time (PORTAL_INTAKE_CALLS_AT_ONCE), and th
 verdicts kept a while for its page, its CSV file and its print.
 
 A list is read leniently: one code a line, or several separated by spaces, commas or
-semicolons; any case, with or without the hyphen; a code typed with a space in it, and a
-passport's look-up address (what a QR code holds, and a scanner types), are read as the code.
+semicolons; any case, with or without the hyphen; a code typed with a space in it, a
+passport's look-up address, and its signed address (what its QR code holds, and a scanner
+types) if the portal signed it, are read as the code.
 Every entry is listed once, in the order first given, with how many times it was given.
 """
 
@@ -37,7 +38,7 @@ from portal.audit import events as audit
 from portal.lib.bounded import in_order
 from portal.lib.spreadsheets import safe_cell
 from portal.operations import recording
-from portal.passports import codes, lookup, manifests
+from portal.passports import codes, lookup, manifests, signing
 from portal.passports.lookup import Allowance, Verdict
 
 # A check's table is kept this long for its page, its CSV file and its print.
@@ -140,7 +141,12 @@ def _words_of(part: str) -> list[str]:
 
 
 def _short_code(typed: str) -> str | None:
-    """The short code of a word: a code, or a look-up address that ends in one."""
+    """The short code of a word: a code, a look-up address that ends in one, or a passport's
+    signed address (what its QR code holds) if the portal signed it."""
+    _, signed, payload = typed.upper().rpartition(signing.PATH)
+    if signed:
+        checked = signing.check(payload.rstrip("/"))
+        return checked.short_code if checked.is_signed_by_the_portal else None
     return codes.normalise(typed.rpartition("/p/")[2].rstrip("/"))
 
 

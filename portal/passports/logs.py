@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from portal.passports.codes import masked, normalise
 
+SIGNED_PATH = "/V/"  # signed codes' (portal.passports.signing.PATH, which imports far more)
 # What follows `/passports/` in a path: a passport's short code, or a fixed path's own word.
 _AFTER_PASSPORTS = re.compile(r"(/passports/)([^/.\s\"?]+)")
 
@@ -33,19 +34,21 @@ class MaskShortCodes(logging.Filter):
 
 
 class LeaveOutLookUps(logging.Filter):
-    """Drops Django's request records of the look-up's pages (`/p/...`)."""
+    """Drops Django's request records of the look-up's pages (`/p/...`) and of signed codes'
+    checks (`/V/...`)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         request = getattr(record, "request", None)
-        return not getattr(request, "path", "").startswith(_lookup_path())
+        return not getattr(request, "path", "").startswith((_lookup_path(), SIGNED_PATH))
 
 
 def masked_path(path: str) -> str:
     """A request's path as it may be logged: a passport's short code masked, and nothing of
-    what follows the look-up's own address (`/p/…`), where a code may be anyone's guess."""
-    lookup = _lookup_path()
-    if path.startswith(lookup) and len(path) > len(lookup):
-        return f"{lookup}…"
+    what follows the look-up's own address (`/p/…`), where a code may be anyone's guess, nor
+    of a signed code (`/V/…`), which holds a passport's essentials."""
+    for address in (_lookup_path(), SIGNED_PATH):
+        if path.startswith(address) and len(path) > len(address):
+            return f"{address}…"
     return _codes_masked(path)
 
 

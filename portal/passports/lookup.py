@@ -23,10 +23,10 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 from django_ratelimit.core import get_usage
 
-from portal.accounts.lookup import call_as_lookup_account
+from portal.accounts.lookup import LookupAccountMissing, call_as_lookup_account
 from portal.assurance import records
 from portal.assurance.client import BearerToken
-from portal.assurance.errors import NotFound, StatusNotValid
+from portal.assurance.errors import AssuranceError, NotFound, StatusNotValid, Unavailable
 from portal.assurance.service import client
 from portal.audit import events as audit
 from portal.lib.client_address import client_address
@@ -112,6 +112,41 @@ def _detailed(key: str, kept: Verdict) -> Verdict:
 
 def _details(passport: records.CropPassport) -> SafeString:
     return SafeString(render_to_string("passports/details.html", {"sheet": sheet(passport)}))
+
+
+@dataclass(frozen=True, slots=True)
+class LookedUp:
+    """A look-up by short code as a page answers it: the verdict (None: the service has no
+    such passport), or why there is none: the address's allowance is spent (`refused`), the
+    portal has no look-up account (`not_set_up`), or the service cannot be reached
+    (`unavailable`, with its Retry-After if it gave one)."""
+
+    verdict: Verdict | None = None
+    refused: Allowance | None = None
+    not_set_up: bool = False
+    unavailable: bool = False
+    retry_after: float | None = None
+
+    @property
+    def answered(self) -> bool:
+        return not (self.refused or self.not_set_up or self.unavailable)
+
+
+def look_up_now(request: HttpRequest, short_code: str | None, code: str = "") -> LookedUp:
+    """The verdict on `short_code` (as codes.normalise gives it; None for a code that cannot
+    be one, `code` as it was given), counted against the request's allowance and recorded in
+    the audit trail: the one way every page looks a single code up."""
+    allowance = take_a_look_up(request)
+    if not allowance.granted:
+        return LookedUp(refused=allowance)
+    audit.record(audit.Kind.LOOK_UP, request, code=audit.code_hash(short_code or code))
+    try:
+        return LookedUp(verdict(short_code) if short_code else None)
+    except LookupAccountMissing:
+        return LookedUp(not_set_up=True)
+    except AssuranceError as error:
+        retry_after = error.retry_after if isinstance(error, Unavailable) else None
+        return LookedUp(unavailable=True, retry_after=retry_after)
 
 
 LOOK_UPS = "passport-look-ups"  # django-ratelimit's group: one allowance for every page

@@ -9,6 +9,7 @@ from portal.passports.views import (
     mail,
     passport,
     passports,
+    signed,
 )
 
 app_name = "passports"
@@ -22,6 +23,11 @@ urlpatterns = [
     path("p/check/<slug:check_id>", intake.checked, name="checked"),
     path("p/check/<slug:check_id>.csv", intake.checked_csv, name="checked-csv"),
     path("p/<path:code>", lookup.passport_verdict, name="verdict"),
+    # A passport's signed code, as its QR code holds it (`HTTPS://<HOST>/V/<code>`), and the
+    # public keys that verify it.
+    path("V/", signed.signed_check, {"payload": ""}),
+    path("V/<path:payload>", signed.signed_check, name="signed"),
+    path(".well-known/passport-keys.json", signed.passport_keys, name="keys"),
     # Contacts of a passport's membership only.
     path("passports/", passports.passport_list, name="list"),
     path("passports/add", passports.add, name="add"),

@@ -2,8 +2,9 @@
 // where the browser can:
 // - a Print button above the table (without it, the browser's own Print prints the same);
 // - where the browser reads QR codes (BarcodeDetector) and has a camera, a Scan button: each
-//   passport's QR code scanned adds its short code to the list, until Stop; in a form of one
-//   code (data-scan-one), the code scanned is put in its field and the form sent.
+//   passport's QR code scanned adds its signed address (or short code) to the list, until
+//   Stop; in a form of one code (data-scan-one), what was scanned is put in its field and the
+//   form sent.
 // Without JavaScript, or without these, the page works by typing the codes.
 "use strict";
 
@@ -45,8 +46,13 @@
     status.textContent = words;
   };
 
-  // A passport's QR code holds its look-up address (https://…/p/7KXM4-QHT2W); a code alone
-  // is taken too. The short code as written there, or null for any other QR code.
+  // A passport's QR code holds its signed address (HTTPS://…/V/<code in base32>), which goes on
+  // the list whole: the portal checks its signature and reads its short code. Or null.
+  const signedAddressOf = (text) =>
+    /^HTTPS?:\/\/[^/\s]+\/V\/[A-Z2-7]+\/?$/i.test(text.trim()) ? text.trim().toUpperCase() : null;
+
+  // An older passport's QR code holds its look-up address (https://…/p/7KXM4-QHT2W); a code
+  // alone is taken too. The short code as written there, or null for any other QR code.
   const shortCodeOf = (text) => {
     const address = /\/p\/([^/?#\s]+)\/?$/.exec(text.trim());
     let code = address ? address[1] : text.trim();
@@ -62,10 +68,10 @@
 
   const bare = (code) => code.replace("-", "");
 
-  const add = (code) => {
+  const add = (code, named = code) => {
     if (one) {
       list.value = code;
-      say(`Scanned ${code}: looking it up.`);
+      say(`Scanned ${named}: looking it up.`);
       stopScanning();
       form.requestSubmit();
       return;
@@ -73,12 +79,12 @@
     const words = list.value.split(/[\s,;]+/).filter(Boolean);
     const listed = words.map((word) => bare(shortCodeOf(word) || word.toUpperCase()));
     if (listed.includes(bare(code))) {
-      say(`${code} is on the list already.`);
+      say(`${named[0].toUpperCase()}${named.slice(1)} is on the list already.`);
     } else if (words.length >= limit) {
       say(`The list has ${limit} codes, the most checked at once: check them, then scan the rest.`);
     } else {
       list.value = `${list.value.trim() ? `${list.value.trimEnd()}\n` : ""}${code}\n`;
-      say(`Added ${code}: ${words.length + 1} on the list.`);
+      say(`Added ${named}: ${words.length + 1} on the list.`);
     }
   };
 
@@ -92,8 +98,11 @@
       for (const { rawValue } of await reader.detect(video)) {
         if (!seen.has(rawValue)) {
           seen.add(rawValue);
+          const signed = signedAddressOf(rawValue);
           const code = shortCodeOf(rawValue);
-          if (code) {
+          if (signed) {
+            add(signed, "a passport's signed code");
+          } else if (code) {
             add(code);
           } else {
             say("That QR code is not a passport's.");

@@ -17,7 +17,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from portal.passports.intake import HEADINGS
 from tests.e2e.conftest import CAMERA_AND_QR_READER, PHONE, assert_accessible, no_sideways_scroll
-from tests.portal.passports.helpers import suspended_after_it_was_made
+from tests.portal.passports.helpers import signed_address, suspended_after_it_was_made
 
 pytestmark = pytest.mark.browser
 
@@ -144,7 +144,7 @@ def test_a_list_too_long_and_an_allowance_used_up_are_said(
     assert_accessible(page)
 
 
-def test_scanning_adds_each_passports_code_to_the_list(
+def test_scanning_adds_each_passports_signed_address_or_code_to_the_list(
     watched_context: Callable[..., BrowserContext], portal_url: str
 ):
     context = watched_context(**PHONE)
@@ -155,12 +155,13 @@ def test_scanning_adds_each_passports_code_to_the_list(
     page.get_by_role("button", name="Scan QR codes").click()
     expect(page.get_by_role("button", name="Stop scanning")).to_be_visible()
     status = page.get_by_role("status")
+    signed = signed_address(DEMO)  # what a passport's QR code holds
     page.evaluate(
         "codes => window.__qrCodes.push(...codes)",
-        [f"{portal_url}/p/{DEMO}", "https://example.org/menu", f"{portal_url}/p/{UNKNOWN}"],
+        [signed, "https://example.org/menu", f"{portal_url}/p/{UNKNOWN}", signed.lower()],
     )
-    expect(page.get_by_label("Short codes")).to_have_value(f"{UNKNOWN}\n{DEMO}\n")
-    expect(status).to_have_text(f"{UNKNOWN} is on the list already.")
+    expect(page.get_by_label("Short codes")).to_have_value(f"{UNKNOWN}\n{signed}\n")
+    expect(status).to_have_text("A passport's signed code is on the list already.")
     page.get_by_role("button", name="Stop scanning").click()
     expect(status).to_have_text("Scanning stopped.")
     expect(page.get_by_role("button", name="Scan QR codes")).to_be_focused()

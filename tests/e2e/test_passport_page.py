@@ -1,5 +1,5 @@
 """A passport's page in Chromium: the grower opens it, its PDF becomes a download without a
-reload, its QR code (read back with zxing-cpp) takes a phone to the passport's valid verdict,
+reload, its QR code (read back with zxing-cpp) takes a phone to the passport's signed copy,
 it prints whole without the portal's navigation, it fits a 360-pixel screen, and on a phone it
 says what intake recorded of the load; axe-core on each state, and Lighthouse at least 95 in
 every category.
@@ -72,7 +72,7 @@ def test_the_grower_opens_a_passport_and_its_pdf_becomes_a_download(
     assert short_code in text
 
 
-def test_its_qr_code_takes_a_phone_to_the_valid_verdict(
+def test_its_qr_code_takes_a_phone_to_the_passports_signed_copy_and_the_claim_now(
     watched_context: Callable[..., BrowserContext], portal_url: str
 ):
     page = watched_context(**PHONE).new_page()
@@ -84,15 +84,19 @@ def test_its_qr_code_takes_a_phone_to_the_valid_verdict(
 
     address = f"{portal_url}/p/{short_code}"
     qr = page.locator("figure.qr svg")
-    expect(qr).to_have_accessible_name(f"QR code of the passport's look-up address, {address}")
+    expect(qr).to_have_accessible_name(
+        "QR code of the passport's signed copy, which a phone's camera checks"
+    )
     expect(page.locator("figure.qr figcaption")).to_contain_text(address)
     [found] = zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot())))
-    assert found.text == address
+    assert found.text.startswith(f"{portal_url.upper()}/V/")
 
     phone = watched_context(**PHONE).new_page()  # no sign-in: a haulier's phone
     phone.goto(found.text)
-    expect(phone).to_have_title(f"Valid: {short_code} · Assurance portal")
-    expect(phone.locator(".verdict")).to_contain_text("The assurance claim is valid now.")
+    expect(phone).to_have_title(f"Genuine: {short_code} · Assurance portal")
+    expect(phone.get_by_role("region", name="The claim now")).to_contain_text(
+        "The assurance claim is valid now."
+    )
     no_sideways_scroll(phone)
 
 

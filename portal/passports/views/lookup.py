@@ -11,12 +11,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from portal.accounts.lookup import LookupAccountMissing
-from portal.assurance.errors import AssuranceError, Unavailable
-from portal.audit import events as audit
 from portal.passports import codes
 from portal.passports.forms import LookUpForm
-from portal.passports.lookup import Allowance, take_a_look_up, verdict
+from portal.passports.lookup import Allowance, look_up_now
 
 
 @require_safe
@@ -40,20 +37,17 @@ def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
     short_code = codes.normalise(code.removesuffix("/"))  # a slash a reader added, too
     if short_code and short_code != code:
         return redirect("passports:verdict", short_code)
-    allowance = take_a_look_up(request)
-    if not allowance.granted:
-        return _too_many(request, allowance)
-    audit.record(audit.Kind.LOOK_UP, request, code=audit.code_hash(short_code or code))
-    try:
-        found = verdict(short_code) if short_code else None
-    except LookupAccountMissing:
+    looked_up = look_up_now(request, short_code, code)
+    if looked_up.refused:
+        return _too_many(request, looked_up.refused)
+    if looked_up.not_set_up:
         return _unavailable(request, {"not_set_up": True})
-    except AssuranceError as error:
-        retry_after = error.retry_after if isinstance(error, Unavailable) else None
-        response = _unavailable(request, {"retry_after": retry_after})
-        if retry_after:
-            response["Retry-After"] = str(int(retry_after))
+    if looked_up.unavailable:
+        response = _unavailable(request, {"retry_after": looked_up.retry_after})
+        if looked_up.retry_after:
+            response["Retry-After"] = str(int(looked_up.retry_after))
         return response
+    found = looked_up.verdict
     if found is None:
         context = {"form": LookUpForm()}
         return render(request, "passports/not_found.html", context, status=404)

@@ -32,6 +32,7 @@ from portal.passports.lookup import Verdict
 from portal.passports.models import Passport
 from portal.passports.qr import qr_svg
 from portal.passports.sheet import sheet
+from portal.passports.signing import signed_qr
 
 TEMPLATE = "passports/passport.html"
 PDF_FRAGMENT = f"{TEMPLATE}#passport-pdf"
@@ -116,6 +117,9 @@ def _passport_for_contact(request: HttpRequest, short_code: str) -> records.Crop
 def _page(request: HttpRequest, short_code: str, found: records.CropPassport) -> dict:
     first, _, second = short_code.partition("-")
     look_up = request.build_absolute_uri(reverse("passports:verdict", args=[short_code]))
+    # The QR code holds the passport's signed code; where codes are not signed, its look-up.
+    signed = signed_qr(request, found)
+    label = f"QR code of the passport's look-up address, {look_up}"
     return {
         "passport": found,
         "short_code": short_code,
@@ -123,7 +127,8 @@ def _page(request: HttpRequest, short_code: str, found: records.CropPassport) ->
         "spelt": ", ".join(" ".join(group) for group in (first, second)),
         "sheet": sheet(found),
         "look_up": look_up,
-        "qr": qr_svg(look_up, f"QR code of the passport's look-up address, {look_up}"),
+        "qr": signed.svg if signed else qr_svg(look_up, label),
+        "signed_address": signed.address if signed else "",
     }
 
 

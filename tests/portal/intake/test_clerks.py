@@ -24,7 +24,7 @@ from portal.passports.models import Passport
 from tests.demo import WENHAM
 from tests.portal.accounts.helpers import signed_in, upstream_calls
 from tests.portal.intake.builders import a_clerk, a_load, a_site
-from tests.portal.passports.helpers import suspended, text
+from tests.portal.passports.helpers import signed_address, suspended, text
 from tests.portal.passports.made import made_elsewhere, made_here, wenham_made_here
 
 pytestmark = pytest.mark.django_db
@@ -220,6 +220,17 @@ def test_a_scanned_look_up_address_is_read_as_its_code(clerk):
     code = made_here()
     response, _ = record_form(clerk, f"https://portal.example/p/{code}")
     assert f"Passport {code}" in text(response)
+
+
+def test_a_scanned_signed_address_is_read_as_its_code_once_its_signature_holds(clerk):
+    code = made_here()
+    address = signed_address(code)  # what the passport's QR code holds
+    response, _ = record_form(clerk, address)
+    assert f"Passport {code}" in text(response)
+    altered = address[:-10] + ("A" if address[-10] != "A" else "B") + address[-9:]
+    refused = clerk.get(RECORD, {"code": altered})
+    assert refused.status_code == 400
+    assert "A short code has 8 to 12 letters and numbers" in field_error(refused, "code")
 
 
 @pytest.mark.parametrize(

@@ -155,3 +155,42 @@ def as_sent(record: dict) -> dict[str, str]:
     in the words of a CSV file: numbers as written, dates as sent, nothing for a value left
     out."""
     return {name: "" if value is None else str(value) for name, value in record.items()}
+
+
+def qr_text_of(svg: str, pixels_a_module: int = 3) -> str:
+    """The text of the QR code segno drew as `svg` (portal.passports.qr), read by zxing-cpp
+    from the code drawn again at `pixels_a_module`: its dark modules are the runs of segno's
+    path, `M`/`m` moves and `h` runs of modules, half a module down."""
+    import zxingcpp
+    from PIL import Image, ImageDraw
+
+    size = int(re.search(r'viewBox="0 0 (\d+) \d+"', svg)[1])
+    path = re.search(r'<path class="qrline"[^>]* d="([^"]+)"', svg)[1]
+    image = Image.new("L", (size * pixels_a_module, size * pixels_a_module), 255)
+    draw = ImageDraw.Draw(image)
+    x = y = 0.0
+    for command, numbers in re.findall(r"([Mmh])([-\d. ]+)", path):
+        values = [float(n) for n in numbers.split()]
+        if command == "M":
+            x, y = values
+        elif command == "m":
+            x, y = x + values[0], y + values[1]
+        else:
+            top, left = int(y - 0.5) * pixels_a_module, int(x) * pixels_a_module
+            right = int(x + values[0]) * pixels_a_module - 1
+            draw.rectangle([left, top, right, top + pixels_a_module - 1], fill=0)
+            x += values[0]
+    [found] = zxingcpp.read_barcodes(image)
+    return found.text
+
+
+def signed_address(short_code: str) -> str:
+    """The signed address (what a passport's QR code holds, and a scanner types) of a
+    passport with this short code whose claim was valid, as the portal at testserver signs
+    it now."""
+    from django.test import RequestFactory
+
+    from portal.passports import signing
+
+    passport = records.CropPassport(short_code=short_code, status="Valid")
+    return signing.signed_qr(RequestFactory().get("/"), passport).address

@@ -21,6 +21,7 @@ from portal.passports import codes, intake, lookup
 from portal.passports.intake import State
 from tests.portal.accounts.helpers import upstream_calls
 from tests.portal.passports.helpers import (
+    signed_address,
     suspended_after_it_was_made,
     table_of,
     text,
@@ -88,6 +89,26 @@ def test_a_code_typed_with_spaces_in_it_is_read_whole():
 def test_a_look_up_address_is_read_as_its_code():
     typed = f"https://portal.example.org/p/{DEMO}\nhttp://127.0.0.1:8000/p/abcdefghjk/"
     assert [code for _, code, _ in entries(typed)] == [DEMO, UNKNOWN]
+
+
+def test_a_signed_address_is_read_as_its_code():
+    address = signed_address(DEMO)
+    assert [(code, times) for _, code, times in entries(f"{address}\n{address.lower()}/")] == [
+        (DEMO, 2)
+    ]
+
+
+def test_a_signed_address_altered_is_not_a_code():
+    address = signed_address(DEMO)
+    altered = address[:-10] + ("A" if address[-10] != "A" else "B") + address[-9:]
+    [(shown, short_code, _)] = entries(altered)
+    assert short_code is None
+    assert shown == altered[: intake.SHOWN_TYPED] + "…"
+
+
+def test_a_list_of_signed_addresses_is_checked(visitor, one_window):
+    _, page = check(visitor, "\n".join([signed_address(DEMO), signed_address(UNKNOWN)] * 25))
+    assert rows(page) == [(DEMO, "valid"), (UNKNOWN, "unknown")]
 
 
 @pytest.mark.parametrize(
@@ -162,7 +183,7 @@ def test_the_limit_is_a_setting_and_counts_entries_once(visitor, settings):
 
 
 def test_more_text_than_the_codes_take_is_refused(visitor):
-    refused, _ = check(visitor, "A" * 5001)
+    refused, _ = check(visitor, "A" * (50 * 400 + 1))  # 50 signed addresses, each at most 400
     assert refused.status_code == 400
     assert "That is more text than 50 codes take" in text(refused)
 

@@ -126,21 +126,6 @@ def test_a_passport_with_every_load_value_has_nothing_to_complete_by_hand(grower
     assert "Crop type Wheat" in page
 
 
-def test_the_qr_code_and_its_address_are_the_passports_public_look_up(grower):
-    short_code = made_here()
-    response = grower.get(f"/passports/{short_code}/")
-    html = response.content.decode()
-    address = f"http://testserver/p/{short_code}"
-    figure = re.search(r'<figure class="qr">(.*?)</figure>', html, re.S)
-    assert figure, html
-    svg = re.search(r"<svg [^>]*>", figure[1])
-    assert svg
-    assert 'role="img"' in svg[0]
-    assert f'aria-label="QR code of the passport&#x27;s look-up address, {address}"' in svg[0]
-    assert "<path" in figure[1]
-    assert f'<a class="look-up-address" href="{address}">{address}</a>' in figure[1]
-
-
 def test_a_code_written_another_way_goes_to_its_canonical_address(grower):
     short_code = made_here()
     for written in (short_code.lower(), short_code.replace("-", "")):
