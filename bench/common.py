@@ -553,3 +553,42 @@ def databases(
             for database in made.values():
                 admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
                     sql.Identifier(database)))  # fmt: skip
+
+
+# --- a portal's page against itself ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageBench:
+    """What a benchmark of a portal's page starts: its temporary directory, the URL of its own
+    PostgreSQL database, the sandbox, and the settings a portal on them takes."""
+
+    directory: Path
+    database: str
+    sandbox: Sandbox
+    settings: dict[str, str]
+
+
+def page_bench(stack: ExitStack, name: str, redis_url: str, passports: int) -> PageBench:
+    """The start every page benchmark makes: `wrk` and Redis there (its database emptied, and
+    emptied again at the end), a PostgreSQL database of its own (`bench_<name>_<pid>_portal`,
+    dropped with `stack`), and a sandbox with `passports` of the benchmark's business. Stops
+    the benchmark, saying why, without PostgreSQL."""
+    require_wrk_and_redis(redis_url)
+    import redis
+
+    cache = redis.Redis.from_url(redis_url)
+    cache.flushdb()
+    print(f"Machine before: {machine_load()}")
+    directory = Path(stack.enter_context(TemporaryDirectory(prefix=f"bench-{name}-")))
+    stack.callback(cache.flushdb)
+    kind, urls = stack.enter_context(databases(name, ["portal"], directory))
+    if kind != "PostgreSQL":
+        print(f"This benchmark needs PostgreSQL at {POSTGRES_URL}.")
+        sys.exit(1)
+    (directory / "sandbox").mkdir()
+    sandbox = start_sandbox(directory / "sandbox", passports=passports)
+    stack.callback(stop_process, sandbox.process)
+    settings = {"ASSURANCE_BASE_URL": sandbox.url, "REDIS_URL": redis_url,
+                "PORTAL_LOG_LEVEL": "WARNING"}  # fmt: skip
+    return PageBench(directory, urls["portal"], sandbox, settings)

@@ -22,32 +22,23 @@ from __future__ import annotations
 
 import re
 import statistics
-import sys
 from contextlib import ExitStack
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
-from pathlib import Path
-from tempfile import TemporaryDirectory
-
-import redis
 
 from bench.business import recorded_from_the_sandbox, setup_django
 from bench.common import (
     DEMO_PASSWORD,
     DEMO_USER,
-    POSTGRES_URL,
     AtLeast,
-    databases,
     heading,
     loads_in_turn,
     machine_load,
+    page_bench,
     print_loads,
     print_targets,
-    require_wrk_and_redis,
     signed_in_portal,
-    start_sandbox,
-    stop_process,
 )
 from portal.assurance.client import AssuranceClient, BearerToken
 
@@ -61,24 +52,11 @@ HEADING = re.compile(r"<h1")
 
 def main() -> None:
     heading("bench.passport_page: a passport's page with a result at intake / without")
-    require_wrk_and_redis(REDIS_URL)
-    cache = redis.Redis.from_url(REDIS_URL)
-    cache.flushdb()
-    print(f"Machine before: {machine_load()}")
     with ExitStack() as stack:
-        directory = Path(stack.enter_context(TemporaryDirectory(prefix="bench-page-")))
-        stack.callback(cache.flushdb)
-        kind, urls = stack.enter_context(databases("passport_page", ["portal"], directory))
-        if kind != "PostgreSQL":
-            print(f"This benchmark needs PostgreSQL at {POSTGRES_URL}.")
-            sys.exit(1)
-        (directory / "sandbox").mkdir()
-        sandbox = start_sandbox(directory / "sandbox", passports=PASSPORTS)
-        stack.callback(stop_process, sandbox.process)
-        settings = {"ASSURANCE_BASE_URL": sandbox.url, "REDIS_URL": REDIS_URL,
-                    "PORTAL_LOG_LEVEL": "WARNING"}  # fmt: skip
-        portal = signed_in_portal(stack, directory / "portal", urls["portal"], settings)
-        setup_django({**settings, "DATABASE_URL": urls["portal"]})
+        bench = page_bench(stack, "passport_page", REDIS_URL, PASSPORTS)
+        sandbox, settings = bench.sandbox, bench.settings
+        portal = signed_in_portal(stack, bench.directory / "portal", bench.database, settings)
+        setup_django({**settings, "DATABASE_URL": bench.database})
         client = AssuranceClient(sandbox.url)
         credentials = BearerToken(client.login(DEMO_USER, DEMO_PASSWORD).token)
         with_result, without = _wheat_passports(

@@ -23,32 +23,23 @@ from __future__ import annotations
 
 import re
 import statistics
-import sys
 from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from tempfile import TemporaryDirectory
-
-import redis
 
 from bench.business import recorded_from_the_sandbox, setup_django
 from bench.common import (
     DEMO_PASSWORD,
     DEMO_USER,
-    POSTGRES_URL,
     AtLeast,
     SignedIn,
-    databases,
     heading,
     loads_in_turn,
     machine_load,
+    page_bench,
     print_loads,
     print_targets,
     print_timings,
-    require_wrk_and_redis,
     signed_in_portal,
-    start_sandbox,
-    stop_process,
     time_calls,
 )
 from portal.assurance.client import AssuranceClient, BearerToken
@@ -64,33 +55,19 @@ CALLS = 200
 
 def main() -> None:
     heading("bench.signed_code: a passport's page with its signed code / with the plain one")
-    require_wrk_and_redis(REDIS_URL)
-    cache = redis.Redis.from_url(REDIS_URL)
-    cache.flushdb()
-    print(f"Machine before: {machine_load()}")
     with ExitStack() as stack:
-        directory = Path(stack.enter_context(TemporaryDirectory(prefix="bench-signed-")))
-        stack.callback(cache.flushdb)
-        kind, urls = stack.enter_context(databases("signed_code", ["portal"], directory))
-        if kind != "PostgreSQL":
-            print(f"This benchmark needs PostgreSQL at {POSTGRES_URL}.")
-            sys.exit(1)
-        (directory / "sandbox").mkdir()
-        sandbox = start_sandbox(directory / "sandbox", passports=PASSPORTS)
-        stack.callback(stop_process, sandbox.process)
+        bench = page_bench(stack, "signed_code", REDIS_URL, PASSPORTS)
+        directory, sandbox = bench.directory, bench.sandbox
         keys = directory / "passport-keys"
-        settings = {
-            "ASSURANCE_BASE_URL": sandbox.url, "REDIS_URL": REDIS_URL,
-            "PORTAL_LOG_LEVEL": "WARNING", "PORTAL_PASSPORT_KEYS_DIR": str(keys),
-        }  # fmt: skip
-        setup_django({**settings, "DATABASE_URL": urls["portal"]})
+        settings = {**bench.settings, "PORTAL_PASSPORT_KEYS_DIR": str(keys)}
+        setup_django({**settings, "DATABASE_URL": bench.database})
         from portal.lib.signing_keys import add_key
 
         add_key(keys, datetime.now(UTC) - timedelta(minutes=1), 21)
         signing = {**settings, "PORTAL_SIGNED_PASSPORTS": "true"}
-        signed = signed_in_portal(stack, directory / "signed", urls["portal"], signing)
+        signed = signed_in_portal(stack, directory / "signed", bench.database, signing)
         not_signing = {**settings, "PORTAL_SIGNED_PASSPORTS": "false"}
-        plain_portal = signed_in_portal(stack, directory / "plain", urls["portal"], not_signing)
+        plain_portal = signed_in_portal(stack, directory / "plain", bench.database, not_signing)
         plain = SignedIn(plain_portal.url, signed.headers["Cookie"])  # one session, both portals
         client = AssuranceClient(sandbox.url)
         credentials = BearerToken(client.login(DEMO_USER, DEMO_PASSWORD).token)
