@@ -7,7 +7,8 @@ SOAK_MINUTES      how long the load runs (10)
 SOAK_SEED         the faults' schedule (printed; random when unset)
 SOAK_FAULTS       the kinds of fault, comma-separated (all of soak.faults.FAULTS)
 SOAK_GAP_SECONDS  the pause between one fault's end and the next's start, as "20-40"
-SOAK_USERS        Locust users (5: two growers, an intake office, a haulier, staff)
+SOAK_USERS        Locust users (6: two growers, an intake office, an intake clerk, a
+                  haulier, staff)
 
 Exits 0 when every target is met, 1 otherwise.
 """
@@ -52,7 +53,7 @@ def _settings() -> tuple[float, int, list[str], tuple[float, float], int]:
         seed,
         kinds or list(faults.FAULTS),
         (low, high),
-        int(os.environ.get("SOAK_USERS") or 5),
+        int(os.environ.get("SOAK_USERS") or 6),
     )
 
 
@@ -159,7 +160,7 @@ def soak(stack: Stack, folder: Path, seed: int, minutes: float, kinds: list[str]
     report.write({"jobs": rows["jobs"], "mailings": rows["mailings"]}, folder / "jobs.json")
     checked = check.check(operations, rows,
                           check.service_tickets(stack.sandbox_database),
-                          check.mails_by_operation(stack.maildir),
+                          check.kept_mails(stack.maildir),
                           Path(stack.env["PORTAL_JOB_FILES_DIR"]))  # fmt: skip
     memory = {name: {"start": memory_start.get(name, 0), "end": memory_end.get(name, 0)}
               for name in memory_start}  # fmt: skip

@@ -3,10 +3,13 @@ operations, soak/locustfile.py) against what the portal's database, the service'
 the mail server hold.
 
 - lost: asked for and accepted, never done (a batch short of passports, an export without its
-  file, a mail sent that never arrived, a passport the portal said it made and did not keep);
+  file, a mail sent that never arrived, a passport the portal said it made and did not keep, a
+  load the clerk's form recorded and the portal did not keep, an upload's job done with rows
+  neither recorded nor refused, an intake result's mail sent that never arrived);
 - doubled: a passport recorded twice, more passports at the service than a batch asked for
   (beyond the one a worker killed mid-call may leave: docs/interface.md), a mail arriving
-  twice, an audit event written twice;
+  twice, an intake result's mail arriving more often than loads were recorded or corrected, an
+  audit event written twice;
 - stuck: a job neither done nor failed in words;
 - unexpected: anything done that nobody asked for.
 """
@@ -28,9 +31,12 @@ from psycopg.rows import dict_row
 
 OPERATION_ID = re.compile(r"\b(?:single|batch|mail)-[0-9a-f]{12}\b")
 MAIL_OPERATION_ID = re.compile(r"\bmail-[0-9a-f]{12}\b")  # in the sender's message
+RESULT_MAIL_TICKET = re.compile(r"\(ticket ([^)\s]+)\)")  # templates/intake/mail/result.txt
+UPLOADED_TICKET = re.compile(r"^(upload-[0-9a-f]{12})-\d+$")  # soak/locustfile.py, Clerk
 TICKET = "HaulierCollectionTicketNo"  # the record's field that carries the operation's id
 ENDED = ("done", "failed", "cancelled")
-JOB_KINDS = {"batch": "passport-batch", "export": "passport-export", "mail": "passport-mail"}
+JOB_KINDS = {"batch": "passport-batch", "export": "passport-export", "mail": "passport-mail",
+             "upload": "intake-upload"}  # fmt: skip
 
 
 @dataclass
@@ -84,6 +90,12 @@ def portal_rows(database_url: str) -> dict[str, list[dict[str, Any]]]:
                 "SELECT id, note, job_id, sent, message_id FROM passports_mailing"
             ).fetchall(),
             "events": db.execute("SELECT kind, detail FROM audit_event").fetchall(),
+            "loads": db.execute("SELECT id, ticket FROM intake_load").fetchall(),
+            "result_mails": db.execute(
+                "SELECT m.id, m.job_id, m.sent, l.ticket FROM intake_resultmail m"
+                " JOIN intake_loadentry e ON e.id = m.entry_id"
+                " JOIN intake_load l ON l.id = e.load_id"
+            ).fetchall(),
         }
 
 
@@ -95,26 +107,37 @@ def service_tickets(sandbox_database: Path) -> Counter:
     return Counter(ticket for (ticket,) in rows if ticket)
 
 
-def mails_by_operation(maildir: Path) -> tuple[Counter, list[str]]:
-    """The mails the server kept, counted by the operation id in their text, and the
-    Message-IDs of those that name none."""
-    found: Counter = Counter()
-    strangers = []
+@dataclass
+class Mails:
+    """The mails the server kept: passports sent, counted by the operation id in their text;
+    intake results, counted by the ticket they name; and the Message-IDs of those that name
+    neither."""
+
+    by_operation: Counter = field(default_factory=Counter)
+    by_ticket: Counter = field(default_factory=Counter)
+    strangers: list[str] = field(default_factory=list)
+
+
+def kept_mails(maildir: Path) -> Mails:
+    mails = Mails()
     for path in sorted(maildir.glob("*/*")):
         message = email.message_from_bytes(path.read_bytes(), policy=policy.default)
         text = " ".join(part.get_content() for part in message.walk()
                         if part.get_content_type() == "text/plain")  # fmt: skip
         ids = set(MAIL_OPERATION_ID.findall(text))
+        ticket = RESULT_MAIL_TICKET.search(text)
         if len(ids) == 1:
-            found[ids.pop()] += 1
+            mails.by_operation[ids.pop()] += 1
+        elif ticket and not ids:
+            mails.by_ticket[ticket[1]] += 1
         else:
-            strangers.append(str(message["Message-ID"]))
-    return found, strangers
+            mails.strangers.append(str(message["Message-ID"]))
+    return mails
 
 
 def check(
     operations: list[dict[str, Any]], rows: dict[str, list[dict[str, Any]]],
-    at_service: Counter, mails: tuple[Counter, list[str]], jobs_dir: Path,
+    at_service: Counter, mails: Mails, jobs_dir: Path,
 ) -> Checked:  # fmt: skip
     checked = Checked()
     jobs = {job["id"]: job for job in rows["jobs"]}
@@ -134,6 +157,10 @@ def check(
     _check_batches(checked, by_kind["batch"], jobs, in_portal, at_service)
     _check_exports(checked, by_kind["export"], jobs, jobs_dir)
     _check_mails(checked, by_kind["mail"], jobs, rows["mailings"], mails)
+    loads = Counter(load["ticket"] for load in rows["loads"])
+    _check_records(checked, by_kind["record"], loads)
+    _check_uploads(checked, by_kind["upload"], jobs, loads)
+    _check_result_mails(checked, rows["result_mails"], jobs, mails.by_ticket, loads)
     _check_unasked(checked, operations, in_portal, at_service)
     _check_events(checked, rows["events"])
     return checked
@@ -208,8 +235,8 @@ def _claimed_by(job: dict, unanswered: list[dict]) -> bool:
 
 
 def _check_mails(checked: Checked, asked: list[dict], jobs: dict[int, dict],
-                 mailings: list[dict], mails: tuple[Counter, list[str]]) -> None:  # fmt: skip
-    arrived, strangers = mails
+                 mailings: list[dict], mails: Mails) -> None:  # fmt: skip
+    arrived, strangers = mails.by_operation, mails.strangers
     by_note = {m["note"]: m for m in mailings}
     operations = {op["id"]: op for op in asked}
     for operation in asked:
@@ -231,6 +258,57 @@ def _check_mails(checked: Checked, asked: list[dict], jobs: dict[int, dict],
         checked.unexpected.add(f"a mail naming {ticket}, which no operation asked for")
     for message_id in strangers:
         checked.unexpected.add(f"mail {message_id} naming no operation")
+
+
+def _check_records(checked: Checked, records: list[dict], loads: Counter) -> None:
+    """Each load the clerk's form said it recorded is kept (its ticket the operation's id)."""
+    for operation in records:
+        if operation["outcome"] == "done" and loads[operation["id"]] == 0:
+            checked.lost.add(f"{operation['id']}: the form said recorded, no load kept")
+
+
+def _check_uploads(checked: Checked, uploads: list[dict], jobs: dict[int, dict],
+                   loads: Counter) -> None:  # fmt: skip
+    """Each upload's job done has each row recorded (its ticket the operation's id and the row's
+    number) or refused in words in its report; no upload job nobody asked for."""
+    told = {op["told"].get("job"): op for op in uploads if op["told"].get("job")}
+    unanswered = [op for op in uploads if op["outcome"] == "unknown"]
+    recorded = Counter(found[1] for ticket in loads if (found := UPLOADED_TICKET.match(ticket)))
+    for job in jobs.values():
+        if job["kind"] != JOB_KINDS["upload"]:
+            continue
+        operation = told.get(job["id"])
+        if operation is None and not _claimed_by(job, unanswered):
+            checked.unexpected.add(f"upload job {job['id']} that no operation asked for")
+            continue
+        if job["state"] != "done" or operation is None:
+            continue
+        refused = (job["params"].get("tally") or {}).get("refused", 0)
+        missing = operation["asked"]["rows"] - recorded[operation["id"]] - refused
+        if missing > 0:
+            checked.lost.add(f"{operation['id']}: job {job['id']} done with {missing} rows "
+                             "neither recorded nor refused", missing)  # fmt: skip
+    for job_id, operation in told.items():
+        if job_id not in jobs:
+            checked.lost.add(f"{operation['id']}: its job {job_id} is not there")
+
+
+def _check_result_mails(checked: Checked, result_mails: list[dict], jobs: dict[int, dict],
+                        arrived: Counter, loads: Counter) -> None:  # fmt: skip
+    """Each intake result's mail whose job is done arrived, and no more often than the
+    ticket's loads were told; none for a ticket of no load."""
+    told = Counter(mail["ticket"] for mail in result_mails)
+    for mail in result_mails:
+        job = jobs.get(mail["job_id"])
+        if job is not None and job["state"] == "done" and arrived[mail["ticket"]] == 0:
+            checked.lost.add(f"ticket {mail['ticket']}: result mail job {job['id']} done, "
+                             "no mail arrived")  # fmt: skip
+    for ticket, came in arrived.items():
+        if ticket not in loads:
+            checked.unexpected.add(f"a result mail of ticket {ticket}, which no load has")
+        elif came > told[ticket]:
+            checked.doubled.add(f"ticket {ticket}: its result mail arrived {came} times",
+                                came - told[ticket])  # fmt: skip
 
 
 def _check_unasked(checked: Checked, operations: list[dict], in_portal: Counter,

@@ -3,6 +3,8 @@
 - growers (grower and partner, contacts of one business) make single passports and batches of
   2-20, export ZIPs and PDFs and download them, send passports by mail, read their list;
 - an intake office checks lists of codes (/p/check), without an account;
+- an intake clerk (the demo's `intake`, clerk of its site) records loads of the passports made,
+  one by the form, and a day's tickets at once by an uploaded CSV (a job);
 - a haulier looks passports up by short code (/p/<code>), without an account;
 - staff refresh the dashboard.
 
@@ -16,15 +18,18 @@ it was asked and answered, to be placed inside or outside the faults' windows.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import random
 import re
 import time
 import uuid
-from datetime import date
+from datetime import date, datetime, timedelta
 from html import unescape
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from locust import HttpUser, between, events, task
 
@@ -47,6 +52,10 @@ LOAD = {
     "don_risk_assessment_result": "12",
 }  # fmt: skip
 MADE: list[str] = []  # short codes made so far, by every user: what the others look up
+SITE = "stour-valley-sudbury"  # the intake demo's site (portal/intake/demo.py)
+# An accepted load of wheat, as the clerk's form and an upload's row take it.
+INTAKE_LOAD = {"vehicle": "AE24 KTV", "gross_kg": "44120", "tare_kg": "15020",
+               "decision": "accepted", "moisture": "14.2", "specific_weight": "77.5"}  # fmt: skip
 
 
 def message_of(html: str) -> str:
@@ -148,11 +157,24 @@ class Grower(Signed):
         self.username, self.password = Grower.accounts[Grower.taken % len(Grower.accounts)]
         Grower.taken += 1
         self.pending: list[tuple[Operation, int]] = []  # exports not yet downloaded
+        self.address_kept = False
 
     def form(self, path: str) -> dict[str, str] | None:
         page = self.get(path, name=path.split("?")[0])
         token = CSRF.search(page.text or "")
         return {"csrfmiddlewaretoken": token[1], "page": page.text} if token else None
+
+    def keep_address(self) -> None:
+        """Once: the address the grower keeps on their account's page, where the portal mails
+        the intake results of the passports they made."""
+        if self.address_kept:
+            return
+        page = self.form("/accounts/you/")
+        if page is None:
+            return
+        data = {"csrfmiddlewaretoken": page["csrfmiddlewaretoken"],
+                "email": f"{self.username}@grower.example", "intake_mail": "on"}  # fmt: skip
+        self.address_kept = self.post("/accounts/you/", data).status_code == 302
 
     def passport_form(self, operation: Operation, loads: int) -> dict[str, str] | None:
         blank = self.form("/passports/new")
@@ -170,6 +192,7 @@ class Grower(Signed):
 
     def _unsigned(self, operation: Operation) -> bool:
         if self.sign_in():
+            self.keep_address()
             return False
         operation.end("unknown", 0, "could not sign in")
         return True
@@ -296,6 +319,93 @@ class Intake(HttpUser):
                                   headers={"Referer": self.host + "/p/check"},
                                   allow_redirects=False, timeout=TIMEOUT)  # fmt: skip
         operation.answered(answer, 303)
+
+
+class Clerk(Signed):
+    """The intake demo's clerk, recording the loads of the passports made: one by the form, and
+    a day's tickets by an upload. The operation's id is the load's ticket (an upload's rows:
+    the id, a hyphen and the row's number)."""
+
+    weight = 1
+    wait_time = between(2, 5)
+    username, password = "intake", "intake-demo-pass"
+
+    @task(3)
+    def record(self) -> None:
+        if not MADE:
+            return
+        code = random.choice(MADE)
+        operation = Operation(self.username, "record", code=code)
+        if not self.sign_in():
+            operation.end("unknown", 0, "could not sign in")
+            return
+        page = self.get(f"/intake/sites/{SITE}/record?code={code}",
+                        name="/intake/sites/[site]/record?code")  # fmt: skip
+        token, passport = CSRF.search(page.text or ""), re.search(HIDDEN.format("passport"),
+                                                                  page.text or "")  # fmt: skip
+        if not (token and passport):
+            operation.answered(page, -1)
+            return
+        data = {"csrfmiddlewaretoken": token[1], "passport": unescape(passport[1]),
+                "ticket": operation.id, "arrival": _arrived(), **INTAKE_LOAD}  # fmt: skip
+        answer = self.post(f"/intake/sites/{SITE}/record", data, name="/intake/sites/[site]/record")
+        operation.answered(answer, 303)
+
+    @task(1)
+    def upload(self) -> None:
+        codes = [random.choice(MADE) for _ in range(random.randint(1, 12))] if MADE else []
+        if not codes:
+            return
+        operation = Operation(self.username, "upload", rows=len(codes))
+        if not self.sign_in():
+            operation.end("unknown", 0, "could not sign in")
+            return
+        path = f"/intake/sites/{SITE}/upload"
+        page = self.get(path, name="/intake/sites/[site]/upload")
+        token, key = CSRF.search(page.text or ""), re.search(HIDDEN.format("key"), page.text or "")
+        if not (token and key):
+            operation.answered(page, -1)
+            return
+        columns = self.template_columns()
+        if not columns:
+            operation.end("unknown", 0, "no template")
+            return
+        tickets = [f"{operation.id}-{number}" for number in range(1, len(codes) + 1)]
+        answer = self.client.post(
+            path, data={"csrfmiddlewaretoken": token[1], "key": key[1]},
+            files={"file": ("tickets.csv", _tickets_csv(columns, codes, tickets), "text/csv")},
+            name=path.replace(SITE, "[site]"), allow_redirects=False,
+            headers={"Referer": self.host + path}, timeout=TIMEOUT,
+        )  # fmt: skip
+        job = JOB_PAGE.match(answer.headers.get("Location", ""))
+        operation.answered(answer, 303 if job else -1, job=job and int(job[1]))
+
+    def template_columns(self) -> list[str]:
+        """The columns of the upload's template, as the page offers it."""
+        template = self.get(f"/intake/sites/{SITE}/upload/template.csv",
+                            name="/intake/sites/[site]/upload/template.csv")  # fmt: skip
+        if template.status_code != 200:
+            return []
+        return next(csv.reader(io.StringIO(template.content.decode("utf-8-sig"))), [])
+
+
+def _arrived() -> str:
+    """A minute ago, on the portal's clock (its time zone's), as the form writes it."""
+    return (datetime.now(ZoneInfo("Europe/London")) - timedelta(minutes=1)).strftime(
+        "%Y-%m-%d %H:%M"
+    )
+
+
+def _tickets_csv(columns: list[str], codes: list[str], tickets: list[str]) -> bytes:
+    """The template filled in: a row of INTAKE_LOAD for each code, with its ticket."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, columns, restval="", extrasaction="ignore")
+    writer.writeheader()
+    for code, ticket in zip(codes, tickets, strict=True):
+        writer.writerow(
+            {"short_code": code, "ticket": ticket, "arrival": _arrived(), **INTAKE_LOAD}
+        )
+    return out.getvalue().encode()
 
 
 class Lookup(HttpUser):

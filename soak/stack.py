@@ -206,6 +206,8 @@ class Stack:
         self.portal = servers.start_portal(self.logs, servers.free_port(), env=self.env,
                                            workers=2, DATABASE_URL=self.postgres.url)  # fmt: skip
         self._grant_staff("haulier")
+        if not run.load_intake_demo(self.env):  # the clerk's site (soak/locustfile.py, Clerk)
+            raise RuntimeError("The intake demo could not be loaded: see above.")
         self.workers = [self.start_worker(n) for n in range(WORKERS)]
         self.start_beat()
         self.seen |= {p.pid for p in self.processes()}

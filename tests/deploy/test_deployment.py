@@ -140,6 +140,19 @@ def test_job_files_are_sent_by_nginx_once_the_portal_has_checked_the_owner(
         assert outside.status_code == 404
 
 
+def test_a_site_s_software_sending_too_much_hears_the_portal_in_json(deployment: Deployment):
+    """A body over the door's limit reaches the portal through nginx, which answers it as the
+    door answers (JSON a site's software can read), not with nginx's HTML page."""
+    answer = deployment.session().post(
+        f"{deployment.url}/intake/api/loads", data=b"[" + b" " * (1024 * 1024 + 100) + b"]",
+        headers={"Content-Type": "application/json", "Authorization": "Bearer intake_none"},
+        timeout=20,
+    )  # fmt: skip
+    assert answer.status_code in (401, 413), answer.text[:300]
+    assert answer.headers["Content-Type"].startswith("application/json")
+    assert answer.json()["error"]
+
+
 @dataclass
 class Traffic:
     """GETs of pages and look-ups through nginx, and a POST (answered 403, having no CSRF

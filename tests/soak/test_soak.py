@@ -46,5 +46,15 @@ def test_a_short_soak_loses_doubles_and_leaves_stuck_nothing() -> None:
     assert all(ended["process"].startswith("worker-") for ended in report["ended_on_their_own"])
     assert all(r["met"] for r in report["recovery"].values()), printed
     done = {kind: n for kind, n in report["operations"].items() if kind.endswith(" done")}
-    for kind in ("single", "batch", "export", "mail", "intake", "lookup", "dashboard"):
+    for kind in (
+        "single",
+        "batch",
+        "export",
+        "mail",
+        "intake",
+        "record",
+        "upload",
+        "lookup",
+        "dashboard",
+    ):
         assert done.get(f"{kind} done"), f"no {kind} done:\n{printed}"
