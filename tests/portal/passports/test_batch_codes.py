@@ -15,6 +15,7 @@ from django.test import Client
 
 from portal.jobs.models import Job
 from portal.passports import signing
+from portal.passports.codes import normalise
 from portal.passports.models import Passport
 from portal.passports.tasks import passport_batch
 from portal.passports.views import batch as batch_view
@@ -105,9 +106,8 @@ def test_anyone_not_a_contact_of_its_membership_finds_no_such_page(grower, usern
     assert not any(short_code in text(response) for short_code in short_codes)
 
 
-def test_it_needs_a_sign_in(grower, client: Client):
+def test_it_needs_a_sign_in(grower):
     address, _ = a_batch(grower, loads=2)
-    grower.logout()
     response = Client().get(address)
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/sign-in/")
@@ -156,3 +156,20 @@ def test_with_no_key_signing_it_says_they_cannot_be_signed_now(grower, settings,
         text(response)
     )
     assert [code for code, qr in codes_shown(response) if qr is None] == short_codes
+
+
+def test_a_passport_whose_code_could_not_be_signed_says_so_beside_the_others(grower, monkeypatch):
+    address, short_codes = a_batch(grower)
+    real_signed_qr = signing.signed_qr
+
+    def none_for_the_second(request, passport):  # as for a code too long to sign
+        second = normalise(passport.short_code) == short_codes[1]
+        return None if second else real_signed_qr(request, passport)
+
+    monkeypatch.setattr(signing, "signed_qr", none_for_the_second)
+    response = grower.get(address)
+    assert [code for code, qr in codes_shown(response) if qr is None] == [short_codes[1]]
+    assert "No signed code could be made for this passport: its PDF's QR code looks it up." in (
+        text(response)
+    )
+    assert "Print the codes" in text(response)
