@@ -2,6 +2,7 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from portal.passports.views import (
+    batch,
     create,
     development_mail,
     intake,
@@ -35,6 +36,7 @@ urlpatterns = [
     path("passports/send", mail.send, name="send"),
     path("passports/new", create.create, name="create"),
     path("passports/new/<uuid:submission>/", create.being_made, name="being-made"),
+    path("passports/batch/<uuid:batch>/codes", batch.batch_codes, name="batch-codes"),
     path("passports/<str:code>/", passport.passport, name="passport"),
     path("passports/<str:code>/pdf", passport.pdf, name="pdf"),
     path("passports/<str:code>/pdf/state", passport.pdf_state, name="pdf-state"),
