@@ -157,3 +157,39 @@ def test_the_checkers_page_scans_a_code_and_checks_it_with_no_signal(
     expect(phone).to_have_url(re.compile(r"/V/[A-Z2-7]+$"))
     expect(phone.locator(".verdict-valid")).to_contain_text("✓ Genuine")
     expect(phone.get_by_role("main")).to_contain_text("the claim cannot be checked now without")
+
+
+def variants(code: str) -> list[str]:
+    """`code` changed in many ways: each of some characters replaced, cut, lengthened, in
+    lower case."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+    found = [code, code.lower(), code[:-1], code[:-2], code + "A", code + "AA", "A" + code]
+    for position in range(0, len(code), 7):
+        other = alphabet[(alphabet.index(code[position]) + 1) % 32]
+        found.append(code[:position] + other + code[position + 1 :])
+    found.append(code[:-1] + alphabet[(alphabet.index(code[-1]) + 1) % 32])  # its unused bits
+    return found
+
+
+def test_the_checker_reads_codes_as_strictly_as_the_portal(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    _, address = signed_address(watched_context(), portal_url)
+    code = address.rsplit("/V/", 1)[1]
+    context = watched_context(**PHONE)
+    phone = installed(context, f"{portal_url}/V/")
+    context.set_offline(True)
+    phone.reload()
+    codes = variants(code)
+    on_the_phone = phone.evaluate(
+        """async (codes) => {
+            const keySet = await (await fetch("/.well-known/passport-keys.json")).json();
+            const now = Math.floor(Date.now() / 1000);
+            const read = (c) => window.passportChecker.readCode(c, keySet, now);
+            return Promise.all(codes.map(async (c) => (await read(c)).state));
+        }""",
+        codes,
+    )
+    on_the_portal = [str(signing.check(variant).state) for variant in codes]
+    assert on_the_phone == on_the_portal
+    assert on_the_portal[0] == "genuine" and {"altered", "malformed"} <= set(on_the_portal)
