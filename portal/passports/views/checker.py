@@ -126,7 +126,7 @@ def _worker_script_now() -> str:
     shell.update(json.dumps(checker_config(), sort_keys=True).encode())
     config = {
         "workbox": static(WORKBOX + "workbox-sw.js"),
-        "workboxModules": static(WORKBOX),
+        "workboxModules": settings.STATIC_URL + WORKBOX,  # a folder: no hashed name
         "scope": SCOPE,
         "shell": SCOPE,
         "shellRevision": shell.hexdigest()[:16],
