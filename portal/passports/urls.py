@@ -3,6 +3,7 @@ from django.views.generic import RedirectView
 
 from portal.passports.views import (
     batch,
+    checker,
     create,
     development_mail,
     intake,
@@ -26,7 +27,11 @@ urlpatterns = [
     path("p/<path:code>", lookup.passport_verdict, name="verdict"),
     # A passport's signed code, as its QR code holds it (`HTTPS://<HOST>/V/<code>`), and the
     # public keys that verify it.
-    path("V/", signed.signed_check, {"payload": ""}),
+    # The offline checker: its page (the shell its worker answers /V/<code> with offline), what
+    # installs it, and its service worker, whose scope is /V/.
+    path("V/", checker.checker, name="checker"),
+    path("V/manifest.webmanifest", checker.manifest, name="checker-manifest"),
+    path("V/worker.js", checker.worker, name="checker-worker"),
     path("V/<path:payload>", signed.signed_check, name="signed"),
     path(".well-known/passport-keys.json", signed.passport_keys, name="keys"),
     # Contacts of a passport's membership only.

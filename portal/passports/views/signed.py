@@ -22,6 +22,7 @@ from django.views.decorators.http import etag, require_safe
 from portal.lib.signed_codes import State
 from portal.passports import signing
 from portal.passports.lookup import look_up_now
+from portal.passports.views.checker import checker_config
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,8 @@ def signed_check(request: HttpRequest, payload: str) -> HttpResponse:
         looked_up = look_up_now(request, checked.short_code)
         passport = looked_up.verdict and looked_up.verdict.passport
         same_record = checked.matches(passport) if passport else None
-    context = {"checked": checked, "looked_up": looked_up, "same_record": same_record}
+    context = {"checked": checked, "looked_up": looked_up, "same_record": same_record,
+               "checker": checker_config()}  # fmt: skip
     status = 400 if checked.state is State.MALFORMED else 200
     return render(request, "passports/signed.html", context, status=status)
 

@@ -249,7 +249,7 @@ def test_a_code_signed_by_a_key_the_portal_does_not_know_is_not_recognised(
     assert "signed with a key that this portal does not know" in page
 
 
-@pytest.mark.parametrize("payload", ["", "HELLO", "A" * 500, "MZXW6YTBOI", "2" * 330, "%00",
+@pytest.mark.parametrize("payload", ["HELLO", "A" * 500, "MZXW6YTBOI", "2" * 330, "%00",
                                      "../p/7KXM4-QHT2W", "é"])  # fmt: skip
 def test_what_is_not_a_code_is_answered_400_in_words(stranger, payload):
     assert_refused(stranger.get(f"/V/{payload}"), "Not a passport's code", status=400)

@@ -1,0 +1,463 @@
+// The passport checker (issue 28), on /V/ and on /V/<code> (templates/passports/checker.html
+// and signed.html), made better where the browser can:
+// - it registers the checker's service worker (/V/worker.js), which keeps the checker's page
+//   and the portal's public keys, and keeps the keys fresh whenever there is signal;
+// - on the checker's page answered for /V/<code> with no signal, it checks the code on the
+//   phone, as portal/lib/signed_codes.py does on the portal (the same strictness), and shows
+//   what it found as passports/signed.html does, in the words of the page's <template>s;
+// - where the browser reads QR codes (BarcodeDetector) and has a camera, a Scan button: a
+//   passport's QR code scanned is opened, and so checked, online or not.
+// Without JavaScript the portal's own check of /V/<code> works as ever.
+// `window.passportChecker.readCode` is what the benchmark (bench/offline_check.py) times.
+import { decode, encode } from "../vendor/cborg/cborg.js";
+
+const config = JSON.parse(document.getElementById("checker-config").textContent);
+
+// --- reading a code (portal/lib/signed_codes.py) -------------------------------------------------
+
+export const State = Object.freeze({
+  GENUINE: "genuine",
+  EXPIRED: "expired",
+  ALTERED: "altered",
+  UNKNOWN_KEY: "unknown-key",
+  KEY_NOT_IN_USE: "key-not-in-use",
+  MALFORMED: "malformed",
+});
+const ES256 = -7;
+const [ALG, KID] = [1, 4];
+const [ISSUER, EXPIRES, ISSUED_AT] = [1, 4, 6];
+const COSE_SIGN1_TAG = 0xd2; // tag 18 in its one byte, as the portal writes it
+const SIGNATURE_BYTES = 64;
+const LONGEST_TEXT = 2000;
+const CLOCK_SKEW_SECONDS = 5 * 60;
+const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const CBOR = { useMaps: true };
+// Every length and number in its shortest form, none of indefinite length: for the message's
+// shape, CBOR written exactly as the portal writes it, and nothing else.
+const CBOR_AS_WRITTEN = { useMaps: true, strict: true, allowIndefinite: false };
+
+// The bytes of base32 `text` (RFC 4648, either case, no padding), or null if it is not base32
+// written as the portal writes it: unused bits of the last character that are not 0 too.
+export const fromBase32 = (text) => {
+  if (!text || text.length > LONGEST_TEXT || !/^[A-Za-z2-7]+$/.test(text)) {
+    return null;
+  }
+  if (![0, 2, 4, 5, 7].includes(text.length % 8)) {
+    return null;
+  }
+  const bytes = new Uint8Array(Math.floor((text.length * 5) / 8));
+  let [bits, value, at] = [0, 0, 0];
+  for (const character of text.toUpperCase()) {
+    value = ((value << 5) | BASE32.indexOf(character)) & 0xfff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[at++] = (value >> bits) & 0xff;
+    }
+  }
+  return (value & ((1 << bits) - 1)) === 0 ? bytes : null;
+};
+
+const decoded = (bytes, options = CBOR) => {
+  try {
+    return decode(bytes, options);
+  } catch {
+    return undefined;
+  }
+};
+
+// The key id, protected header, payload and signature of a COSE_Sign1 message of the one
+// shape the portal signs, written exactly as it writes it; null for anything else.
+const partsOf = (message) => {
+  if (message[0] !== COSE_SIGN1_TAG) {
+    return null;
+  }
+  const value = decoded(message.subarray(1), CBOR_AS_WRITTEN);
+  if (!Array.isArray(value) || value.length !== 4) {
+    return null;
+  }
+  const [protectedBytes, unprotected, payload, signature] = value;
+  if (!(unprotected instanceof Map) || unprotected.size !== 0) {
+    return null;
+  }
+  if (![protectedBytes, payload, signature].every((part) => part instanceof Uint8Array)) {
+    return null;
+  }
+  if (signature.length !== SIGNATURE_BYTES) {
+    return null;
+  }
+  const header = decoded(protectedBytes);
+  if (!(header instanceof Map) || header.size !== 2 || !header.has(ALG) || !header.has(KID)) {
+    return null;
+  }
+  const kid = header.get(KID);
+  if (header.get(ALG) !== ES256 || !(kid instanceof Uint8Array) || kid.some((b) => b > 127)) {
+    return null;
+  }
+  return { kid: String.fromCharCode(...kid), protectedBytes, payload, signature };
+};
+
+const isNumericDate = (value) => Number.isInteger(value) && value >= 0 && value < 2 ** 40;
+
+const claimsOf = (payload) => {
+  const claims = decoded(payload);
+  if (!(claims instanceof Map) || typeof claims.get(ISSUER) !== "string") {
+    return null;
+  }
+  return isNumericDate(claims.get(ISSUED_AT)) && isNumericDate(claims.get(EXPIRES)) ? claims : null;
+};
+
+const importedKeys = new Map();
+
+const cryptoKey = (jwk) => {
+  const named = `${jwk.kid}:${jwk.x}:${jwk.y}`;
+  if (!importedKeys.has(named)) {
+    const { kty, crv, x, y } = jwk;
+    const imported = crypto.subtle.importKey("jwk", { kty, crv, x, y },
+      { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]); // prettier-ignore
+    importedKeys.set(named, imported);
+  }
+  return importedKeys.get(named);
+};
+
+const stateInTime = (claims, jwk, now) => {
+  const [issuedAt, expires] = [claims.get(ISSUED_AT), claims.get(EXPIRES)];
+  if (issuedAt > now + CLOCK_SKEW_SECONDS || issuedAt < jwk.from - CLOCK_SKEW_SECONDS) {
+    return State.KEY_NOT_IN_USE;
+  }
+  if (jwk.until !== undefined && expires > jwk.until) {
+    return State.KEY_NOT_IN_USE;
+  }
+  return now >= expires ? State.EXPIRED : State.GENUINE;
+};
+
+// The code `text` read with the JWK set `keySet` at `now` (seconds since 1970): its state,
+// and, once its signature holds, its claims (a Map) and the key (a JWK) that signed it.
+// Never throws on what a stranger sends.
+export const readCode = async (text, keySet, now) => {
+  const message = fromBase32(text);
+  const parts = message && partsOf(message);
+  if (!parts) {
+    return { state: State.MALFORMED };
+  }
+  const jwk = (keySet?.keys || []).find((key) => key.kid === parts.kid);
+  if (!jwk) {
+    return { state: State.UNKNOWN_KEY };
+  }
+  const signed = encode(["Signature1", parts.protectedBytes, new Uint8Array(0), parts.payload]);
+  let holds = false;
+  try {
+    holds = await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, await cryptoKey(jwk),
+                                       parts.signature, signed); // prettier-ignore
+  } catch {
+    holds = false;
+  }
+  if (!holds) {
+    return { state: State.ALTERED };
+  }
+  const claims = claimsOf(parts.payload);
+  if (!claims) {
+    return { state: State.MALFORMED };
+  }
+  return { state: stateInTime(claims, jwk, now), claims, key: jwk };
+};
+
+window.passportChecker = { readCode, fromBase32, State };
+
+// --- what a code says (portal.passports.signing.Checked) ----------------------------------------
+
+const DAY_SECONDS = 24 * 60 * 60;
+const SHORT_CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8,12}$/;
+const dayFormat = new Intl.DateTimeFormat("en-GB",
+  { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" }); // prettier-ignore
+const momentFormat = new Intl.DateTimeFormat("en-GB",
+  { day: "numeric", month: "long", year: "numeric", hour: "2-digit", minute: "2-digit" }); // prettier-ignore
+
+const dayWritten = (days) =>
+  Number.isInteger(days) && days >= 0 && days < 2900000
+    ? dayFormat.format(new Date(days * DAY_SECONDS * 1000))
+    : "";
+
+const normalisedCode = (value) => {
+  if (typeof value !== "string") {
+    return null;
+  }
+  const candidate = value.replace(/\s/g, "").toUpperCase();
+  const bare = candidate.replace("-", "");
+  if ((candidate.match(/-/g) || []).length > 1 || !SHORT_CODE.test(bare)) {
+    return null;
+  }
+  const middle = Math.floor(bare.length / 2);
+  return `${bare.slice(0, middle)}-${bare.slice(middle)}`;
+};
+
+const claimNamed = (claims, name) =>
+  claims.get(config.essentials.find((essential) => essential.name === name)?.claim);
+
+const shown = (essential, value) => {
+  if (essential.kind === "day") {
+    return dayWritten(value);
+  }
+  if (essential.kind === "code") {
+    return normalisedCode(value) || "";
+  }
+  return ["string", "number", "bigint"].includes(typeof value) ? String(value) : "";
+};
+
+const said = (reading, keysUpdated) => {
+  const { claims } = reading;
+  const status = claimNamed(claims, "status");
+  const signedOn = dayWritten(Math.floor(claims.get(ISSUED_AT) / DAY_SECONDS));
+  const checkedOn = dayWritten(claimNamed(claims, "check_date"));
+  const expiry = claimNamed(claims, "expiry_date");
+  const today = Math.floor(Date.now() / 1000 / DAY_SECONDS);
+  const certificateExpiredOn = dayWritten(expiry) && expiry <= today ? dayWritten(expiry) : "";
+  const claimWasValid = config.validStatuses.includes(status);
+  const when = checkedOn === signedOn ? "then" : checkedOn ? `on ${checkedOn}` : "";
+  const whenChecked = `when checked ${when}`.trimEnd();
+  const its = typeof status === "string" ? `its status was ${status}` : "it had no status";
+  const parts = [
+    `Genuine: signed by the portal on ${signedOn}`,
+    claimWasValid ? `the claim was valid ${whenChecked}` : `the claim was not valid ${whenChecked}: ${its}`,
+  ];
+  if (certificateExpiredOn) {
+    parts.push(`the certificate expired on ${certificateExpiredOn}`);
+  }
+  parts.push(`this signed copy expires on ${dayWritten(Math.floor(claims.get(EXPIRES) / DAY_SECONDS))}`);
+  const updated = keysUpdated ? momentFormat.format(keysUpdated) : "at a time not known";
+  parts.push(`the claim cannot be checked now without signal (keys last updated ${updated})`);
+  return {
+    summary: `${parts.join("; ")}.`,
+    claimHolds: claimWasValid && !certificateExpiredOn,
+  };
+};
+
+const rowsOf = (claims) => {
+  const shortened = claims.get(config.shortened);
+  const cut = new Set(Array.isArray(shortened) ? shortened : []);
+  return config.essentials
+    .map((essential) => ({ essential, value: shown(essential, claims.get(essential.claim)) }))
+    .filter(({ essential, value }) => value || cut.has(essential.claim))
+    .map(({ essential, value }) => {
+      const row = document.createElement("div");
+      row.className = "row";
+      const [term, detail] = [document.createElement("dt"), document.createElement("dd")];
+      term.textContent = essential.label;
+      const note = document.createElement("span");
+      note.className = "left-out";
+      if (cut.has(essential.claim) && !value) {
+        note.textContent = "Left out to fit the code";
+        detail.append(note);
+      } else if (cut.has(essential.claim)) {
+        note.textContent = "(cut short to fit the code)";
+        detail.append(`${value}… `, note);
+      } else {
+        detail.textContent = value;
+      }
+      row.append(term, detail);
+      return row;
+    });
+};
+
+// --- the checker's page, answered for /V/<code> with no signal ---------------------------------
+
+const TITLES = {
+  [State.EXPIRED]: "Expired",
+  [State.UNKNOWN_KEY]: "Not recognised",
+  [State.MALFORMED]: "Not a passport's code",
+  [State.ALTERED]: "Not genuine",
+  [State.KEY_NOT_IN_USE]: "Not genuine",
+};
+
+const filled = (id, slots = {}) => {
+  const part = document.getElementById(id).content.cloneNode(true);
+  for (const [slot, value] of Object.entries(slots)) {
+    const place = part.querySelector(`[data-slot="${slot}"]`);
+    if (value instanceof Array) {
+      place.append(...value);
+    } else {
+      place.textContent = value;
+    }
+  }
+  return part;
+};
+
+const keptKeys = async () => {
+  try {
+    const response = await fetch(config.keys);
+    if (!response.ok) {
+      return null;
+    }
+    const updated = response.headers.get("Date");
+    return { keySet: await response.json(), updated: updated ? new Date(updated) : null };
+  } catch {
+    return null;
+  }
+};
+
+const heading = (shortCode) => {
+  const h1 = document.querySelector("[data-checker-heading]");
+  if (shortCode) {
+    h1.className = "code";
+    const code = document.createElement("span");
+    code.textContent = shortCode;
+    h1.replaceChildren("Passport ", code);
+  } else {
+    h1.textContent = "A passport's signed code";
+  }
+};
+
+const showReading = (reading, keysUpdated) => {
+  const place = document.querySelector("[data-checker-verdict]");
+  const suffix = document.title.includes(" · ") ? document.title.slice(document.title.indexOf(" · ")) : "";
+  const shortCode = reading.claims && normalisedCode(claimNamed(reading.claims, "short_code"));
+  let title = TITLES[reading.state];
+  if (reading.state === State.GENUINE) {
+    const { summary, claimHolds } = said(reading, keysUpdated);
+    title = `${claimHolds ? "Genuine" : "Genuine, claim not valid"}: ${shortCode || ""}`;
+    place.replaceChildren(filled(claimHolds ? "checker-genuine" : "checker-genuine-claim-not-valid", {
+      summary, rows: rowsOf(reading.claims), issuer: reading.claims.get(ISSUER), kid: reading.key.kid,
+    })); // prettier-ignore
+  } else if (reading.state === State.EXPIRED) {
+    title = `Expired: ${shortCode || ""}`;
+    place.replaceChildren(filled("checker-expired", {
+      "signed-on": dayWritten(Math.floor(reading.claims.get(ISSUED_AT) / DAY_SECONDS)),
+      "expires-on": dayWritten(Math.floor(reading.claims.get(EXPIRES) / DAY_SECONDS)),
+      "short-code": shortCode || "",
+    })); // prettier-ignore
+  } else {
+    place.replaceChildren(filled(`checker-${reading.state}`), filled("checker-not-signed"));
+  }
+  heading([State.GENUINE, State.EXPIRED].includes(reading.state) ? shortCode : null);
+  document.title = `${title}${suffix}`;
+};
+
+const checkHere = async (code) => {
+  document.querySelector("[data-checker-start]").hidden = true;
+  document.querySelector("[data-checker-result]").hidden = false;
+  const kept = await keptKeys();
+  if (!kept) {
+    heading(null);
+    document.querySelector("[data-checker-verdict]").replaceChildren(filled("checker-no-keys"));
+    return;
+  }
+  const reading = await readCode(code, kept.keySet, Math.floor(Date.now() / 1000));
+  showReading(reading, kept.updated);
+};
+
+const codeInAddress = () => {
+  const rest = window.location.pathname.slice(config.scope.length).replace(/\/$/, "");
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return rest;
+  }
+};
+
+// --- the worker, and the Scan button ------------------------------------------------------------
+
+const registered = "serviceWorker" in navigator
+  ? navigator.serviceWorker
+      .register(config.worker, { scope: config.scope, updateViaCache: "none" })
+      .catch(() => null)
+  : Promise.resolve(null); // prettier-ignore
+
+const isShell = document.querySelector("[data-checker-result]") !== null;
+if (isShell && codeInAddress()) {
+  checkHere(codeInAddress());
+} else if (navigator.onLine) {
+  // With signal: the keys fetched anew through the worker, which keeps them.
+  registered.then((registration) => registration && navigator.serviceWorker.ready).then(keptKeys);
+}
+
+const setUpScan = () => {
+  const box = document.querySelector("[data-scan]");
+  if (!box || !("BarcodeDetector" in window) || !navigator.mediaDevices?.getUserMedia) {
+    return;
+  }
+  const [start, stop, panel, video, status] = ["start", "stop", "panel", "video", "status"].map(
+    (part) => box.querySelector(`[data-scan-${part}]`),
+  );
+  const say = (words) => {
+    status.textContent = words;
+  };
+  const EVERY_MS = 250;
+  let stream = null;
+  let timer = null;
+
+  window.BarcodeDetector.getSupportedFormats()
+    .then((formats) => {
+      start.hidden = !formats.includes("qr_code");
+    })
+    .catch(() => {});
+
+  const stopScanning = () => {
+    window.clearTimeout(timer);
+    for (const track of stream?.getTracks() || []) {
+      track.stop();
+    }
+    stream = null;
+    video.srcObject = null;
+    panel.hidden = true;
+    start.hidden = false;
+  };
+
+  const opened = (text) => {
+    const found = /^HTTPS?:\/\/([^/\s]+)\/V\/([A-Z2-7]+)\/?$/i.exec(text.trim());
+    if (!found) {
+      say("That QR code is not a passport's.");
+      return false;
+    }
+    if (found[1].toLowerCase() !== window.location.host.toLowerCase()) {
+      say(`That QR code is a passport of another portal, ${found[1].toLowerCase()}: open it with the phone's camera.`);
+      return false;
+    }
+    say("Scanned a passport's code: checking it.");
+    stopScanning();
+    window.location.assign(`${config.scope}${found[2]}`);
+    return true;
+  };
+
+  const scan = async (reader) => {
+    if (!stream) {
+      return;
+    }
+    try {
+      for (const { rawValue } of await reader.detect(video)) {
+        if (opened(rawValue)) {
+          return;
+        }
+      }
+    } catch {
+      // No picture yet: the next try reads the next one.
+    }
+    timer = window.setTimeout(() => scan(reader), EVERY_MS);
+  };
+
+  start.addEventListener("click", async () => {
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({
+        video: { facingMode: { ideal: "environment" } },
+        audio: false,
+      });
+    } catch {
+      say("The camera could not be opened: open the QR code with the phone's camera instead.");
+      return;
+    }
+    video.srcObject = stream;
+    panel.hidden = false;
+    start.hidden = true;
+    stop.focus();
+    say("Scanning: hold the passport's QR code in front of the camera.");
+    video.play().catch(() => {});
+    scan(new window.BarcodeDetector({ formats: ["qr_code"] }));
+  });
+  stop.addEventListener("click", () => {
+    stopScanning();
+    start.focus();
+    say("Scanning stopped.");
+  });
+  window.addEventListener("pagehide", stopScanning);
+};
+
+setUpScan();
