@@ -9,7 +9,10 @@ kind (.xls, .ods, .numbers). A cell holding a formula is read as the formula's t
 the value a spreadsheet worked out (openpyxl without `data_only`): it is checked as any text is.
 
 A workbook is a ZIP: one whose parts would unpack to more than UNPACKED_BYTES (a "zip bomb") is
-refused before any part is read.
+refused before any part is read. So is one whose table of distinct texts (its shared strings,
+which openpyxl holds in memory while the rows are read, since every cell's text is a number
+into it) would unpack to more than SHARED_TEXT_BYTES: far more text than 2,000 rows of tickets
+hold, and the one part of a workbook whose memory grows with its rows.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ CSV, XLSX = "csv", "xlsx"
 KINDS = (CSV, XLSX)
 ZIP_START = b"PK\x03\x04"
 UNPACKED_BYTES = 100 * 1024 * 1024  # a workbook's parts, unpacked
+SHARED_TEXT_BYTES = 16 * 1024 * 1024  # its shared strings' part, unpacked
+SHARED_TEXT_PART = "xl/sharedStrings.xml"
 CHUNK = 64 * 1024
 BLANK_ROWS = 1000  # blank rows skipped in all; a file of more is not a day's tickets
 BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
@@ -248,6 +253,9 @@ def _check_workbook(file: IO[bytes]) -> None:
                         f"file, perhaps). {SAVE_AS}")  # fmt: skip
     if sum(part.file_size for part in parts) > UNPACKED_BYTES:
         raise NotASheet("This workbook unpacks to more than a day's tickets can fill: it is not "
+                        "read.")  # fmt: skip
+    if any(p.filename == SHARED_TEXT_PART and p.file_size > SHARED_TEXT_BYTES for p in parts):
+        raise NotASheet("This workbook holds more text than a day's tickets can fill: it is not "
                         "read.")  # fmt: skip
 
 

@@ -100,6 +100,14 @@ def test_a_workbook_that_unpacks_too_large_is_not_read(monkeypatch):
         read(workbook(list(COLUMNS), ["x" * 2000, "T-1", 1]), "t.xlsx")
 
 
+def test_a_workbook_with_more_text_than_tickets_hold_is_not_read(monkeypatch):
+    monkeypatch.setattr(sheets, "SHARED_TEXT_BYTES", 5000)
+    distinct = [[f"T-{n}", f"{n:04d}" * 100] for n in range(20)]
+    with pytest.raises(sheets.NotASheet, match="more text than a day's tickets"):
+        read(workbook(list(COLUMNS), *distinct), "t.xlsx")
+    assert read(workbook(list(COLUMNS), *distinct[:5]), "t.xlsx")  # 2,000 characters of text
+
+
 def test_a_workbook_broken_inside_is_refused():
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:
