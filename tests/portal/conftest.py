@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.portal.accounts.helpers import sign_in, signed_in
+from tests.portal.accounts.helpers import sign_in, signed_in, signed_in_staff
 
 
 @pytest.fixture(autouse=True)
@@ -30,3 +30,9 @@ def partner(upstream_sandbox, db) -> Client:
 def lapsed(upstream_sandbox, db) -> Client:
     """The demo lapsed signed in: a contact of a suspended and an expired membership."""
     return signed_in("lapsed")
+
+
+@pytest.fixture
+def staff(upstream_sandbox, db) -> Client:
+    """The demo partner made staff (not a superuser), signed in."""
+    return signed_in_staff("partner")

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import re
 from html import unescape
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
-from django.test import Client
 
 from portal.jobs.models import Job
 from portal.passports.models import Passport
 from portal.passports.tasks import passport_export
-from tests.portal.accounts.helpers import signed_in
 from tests.portal.passports.made import filled, made_with_the_form
 
 pytestmark = pytest.mark.django_db
@@ -84,12 +80,6 @@ def test_a_passport_date_no_load_can_have_is_refused_beside_its_field(grower, fi
 
 ADMIN_LISTS = {"audit/event": "at", "jobs/job": "created", "passports/passport": "created",
                "passports/mailing": "created"}  # fmt: skip
-
-
-@pytest.fixture
-def staff(upstream_sandbox) -> Client:
-    call_command("grant_staff", "partner", stdout=StringIO())
-    return signed_in("partner")
 
 
 @pytest.mark.parametrize(

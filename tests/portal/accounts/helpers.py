@@ -8,8 +8,10 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from html import unescape
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.http import HttpResponse
 from django.test import Client
 from django.urls import URLPattern
@@ -47,6 +49,14 @@ def signed_in(username: str) -> Client:
     client = Client()
     assert sign_in(client, username).status_code == 302
     return client
+
+
+def signed_in_staff(username: str = "partner", *, superuser: bool = False) -> Client:
+    """The demo account `username` made staff as staff are made (`manage.py grant_staff`, a
+    superuser too if asked), signed in."""
+    call_command("grant_staff", username, *(["--superuser"] if superuser else []),
+                 stdout=StringIO())  # fmt: skip
+    return signed_in(username)
 
 
 @contextmanager

@@ -21,7 +21,7 @@ from portal.jobs.models import Job
 from portal.passports.models import Mailing, Passport
 from tests.jobs import run, run_queued
 from tests.mailserver import MailServer
-from tests.portal.accounts.helpers import sign_in, signed_in
+from tests.portal.accounts.helpers import sign_in, signed_in, signed_in_staff
 from tests.portal.jobs.conftest import new_job
 from tests.portal.passports.helpers import text
 from tests.portal.passports.made import batch_of_50, made_with_the_form
@@ -33,8 +33,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def staff(upstream_sandbox) -> Client:
     """The grower, made staff by the command (not a superuser), signed in."""
-    call_command("grant_staff", "grower", stdout=StringIO())
-    return signed_in("grower")
+    return signed_in_staff("grower")
 
 
 def act(staff: Client, model: str, action: str, *objects: object) -> str:

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
@@ -17,7 +15,7 @@ from django.utils import timezone
 from portal.audit.models import AppendOnly, Event
 from portal.jobs.models import Job
 from tests.jobs import run, run_queued
-from tests.portal.accounts.helpers import sign_in, sign_in_from
+from tests.portal.accounts.helpers import sign_in, sign_in_from, signed_in_staff
 from tests.portal.passports.helpers import within_one_window
 from tests.portal.passports.made import filled, made_with_the_form
 from tests.portal.passports.test_mail import mail_form
@@ -38,10 +36,7 @@ def the_one(kind: Event.Kind) -> Event:
 
 
 def staff(username: str = "grower") -> Client:
-    call_command("grant_staff", username, "--superuser", stdout=StringIO())
-    client = Client()
-    assert sign_in(client, username).status_code == 302
-    return client
+    return signed_in_staff(username, superuser=True)
 
 
 def test_a_sign_in_and_a_sign_out_are_recorded_with_who_where_and_the_request(

@@ -5,17 +5,15 @@ and a filtered one exactly."""
 from __future__ import annotations
 
 import re
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
 from portal.audit import events
 from portal.audit.models import Event
 from portal.lib.admin import EstimatedCountPaginator
-from tests.portal.accounts.helpers import signed_in
+from tests.portal.accounts.helpers import signed_in_staff
 from tests.portal.passports.helpers import text
 
 pytestmark = pytest.mark.django_db
@@ -25,8 +23,8 @@ TRAIL = "/admin/audit/event/"
 
 @pytest.fixture
 def staff(upstream_sandbox) -> Client:
-    call_command("grant_staff", "grower", stdout=StringIO())
-    return signed_in("grower")
+    """The grower made staff, signed in."""
+    return signed_in_staff("grower")
 
 
 def looked_up(count: int, first: int = 0) -> list[str]:

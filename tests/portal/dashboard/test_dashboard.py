@@ -28,7 +28,13 @@ from portal.operations.models import ServiceCalls, ServiceError
 from portal.standards import cached
 from portal.standards.addresses import LIVE
 from tests.jobs import run
-from tests.portal.accounts.helpers import replace_view, sign_in, sign_in_from, signed_in
+from tests.portal.accounts.helpers import (
+    replace_view,
+    sign_in,
+    sign_in_from,
+    signed_in,
+    signed_in_staff,
+)
 from tests.portal.jobs.conftest import new_job
 from tests.portal.operations.helpers import parsed, value
 from tests.portal.passports.helpers import text
@@ -63,8 +69,7 @@ HTMX = {"HX-Request": "true"}
 
 @pytest.fixture
 def staff(upstream_sandbox) -> Client:
-    call_command("grant_staff", "grower", "--superuser", stdout=StringIO())
-    return signed_in("grower")
+    return signed_in_staff("grower", superuser=True)
 
 
 def figure(page, label: str) -> int:

@@ -3,25 +3,14 @@ made with its clerk and a specification; the loads recorded listed, to read only
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
-from django.test import Client
 
 from portal.audit.models import Event
 from portal.intake.models import IntakeSite
-from tests.portal.accounts.helpers import signed_in
 from tests.portal.intake.builders import a_load, a_site
 from tests.portal.passports.helpers import text
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff(upstream_sandbox) -> Client:
-    call_command("grant_staff", "partner", stdout=StringIO())
-    return signed_in("partner")
 
 
 def test_staff_make_a_site_with_its_clerk_and_a_specification(staff, grower):

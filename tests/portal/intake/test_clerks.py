@@ -12,7 +12,6 @@ from html import unescape
 
 import pytest
 import time_machine
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
@@ -57,14 +56,6 @@ def other_clerk(other_site, upstream_sandbox) -> Client:
     """The demo account `lapsed`, a clerk of another site only, signed in."""
     a_clerk("lapsed", other_site)
     return signed_in("lapsed")
-
-
-@pytest.fixture
-def staff(upstream_sandbox, db) -> Client:
-    """The demo account `partner`, made staff (and a clerk of no site), signed in."""
-    client = signed_in("partner")
-    get_user_model().objects.filter(username="partner").update(is_staff=True)
-    return client
 
 
 def now_typed(**delta: float) -> str:

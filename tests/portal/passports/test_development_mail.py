@@ -8,17 +8,14 @@ from __future__ import annotations
 import re
 import socket
 from collections.abc import Iterator
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from django.test import Client
 
 from portal.jobs.models import Job
 from scripts import servers
 from tests.jobs import run_queued
-from tests.portal.accounts.helpers import signed_in
 from tests.portal.passports.helpers import text
 from tests.portal.passports.made import made_with_the_form
 from tests.portal.passports.test_mail import HAULIER, mail_form
@@ -45,12 +42,6 @@ def _answers(port: int) -> bool:
             return True
     except OSError:
         return False
-
-
-@pytest.fixture
-def staff(upstream_sandbox) -> Client:
-    call_command("grant_staff", "partner", stdout=StringIO())
-    return signed_in("partner")
 
 
 @pytest.fixture

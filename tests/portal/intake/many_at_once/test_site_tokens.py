@@ -5,27 +5,17 @@ database); revoked with the action, it opens the door no more; each in the audit
 from __future__ import annotations
 
 import re
-from io import StringIO
 
 import pytest
 from django.contrib.sessions.models import Session
-from django.core.management import call_command
-from django.test import Client
 
 from portal.audit.models import Event
 from portal.intake import door
 from portal.intake.models import SiteToken
-from tests.portal.accounts.helpers import signed_in
 from tests.portal.intake.builders import a_site
 
 pytestmark = pytest.mark.django_db
 TOKEN = re.compile(r"intake_[A-Za-z0-9_-]{43}")
-
-
-@pytest.fixture
-def staff(upstream_sandbox) -> Client:
-    call_command("grant_staff", "partner", stdout=StringIO())
-    return signed_in("partner")
 
 
 def test_staff_make_a_token_shown_once_and_kept_as_its_hash(staff):
