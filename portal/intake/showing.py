@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import groupby
+from operator import attrgetter
 
 from portal.intake import quality
-from portal.intake.loads import Claim, Figures, latest_figures
+from portal.intake.loads import Claim, Figures, figures_of
 from portal.intake.models import Load, LoadEntry, Specification
 from portal.intake.queries import open_query
+from portal.passports.models import Passport
 
 
 @dataclass(frozen=True)
@@ -50,24 +53,48 @@ class ShownLoad:
         return open_query(self.history)
 
 
-def loads_of(passport: object) -> list[ShownLoad]:
-    """The loads recorded of `passport` (a passports.models.Passport), newest first."""
-    loads = Load.objects.filter(passport=passport).select_related("site", "passport")
-    return [shown(load) for load in loads.prefetch_related("entries", "site__specifications")]
+def loads_of(passport: Passport) -> list[ShownLoad]:
+    """The loads recorded of `passport`, newest first: their entries, each with its load and
+    site, in one query, and the sites' specifications of its crop in a second (asked only when
+    a load was recorded)."""
+    entries = (LoadEntry.objects.filter(load__passport=passport).select_related("load__site")
+               .order_by("-load__created", "-load__pk", "at", "pk"))  # fmt: skip
+    histories = [list(history) for _, history in groupby(entries, key=attrgetter("load_id"))]
+    if not histories:
+        return []
+    crop = passport.crop_type
+    sites = {history[0].load.site_id for history in histories}
+    kept = Specification.objects.filter(site__in=sites, crop=crop.lower())
+    specifications: dict[int, dict[str, Specification]] = {site: {} for site in sites}
+    for specification in kept:
+        specifications[specification.site_id][specification.parameter] = specification
+    shown_loads = []
+    for history in histories:
+        load = history[0].load
+        load.passport = passport
+        shown_loads.append(_shown(load, crop, history, specifications[load.site_id]))
+    return shown_loads
 
 
 def shown(load: Load) -> ShownLoad:
     """One load as it is shown: its latest figures, results, claims and history."""
-    figures = latest_figures(load)
     crop = load.passport.crop_type
-    specifications = {
-        s.parameter: s for s in load.site.specifications.all() if s.crop == crop.lower()
-    }
+    kept = load.site.specifications.filter(crop=crop.lower())
+    specifications = {specification.parameter: specification for specification in kept}
+    return _shown(load, crop, list(load.entries.all()), specifications)
+
+
+def _shown(
+    load: Load, crop: str, history: list[LoadEntry], specifications: dict[str, Specification]
+) -> ShownLoad:
+    """The load with its `history` (its entries in order) and its site's `specifications` of
+    `crop`, by parameter."""
+    figures = figures_of(history)
     order = [p.key for p in quality.parameters_of(crop)]
     measured = sorted(figures.results.items(), key=lambda item: _place(order, item[0]))
     results = [_result(crop, key, value, specifications.get(key)) for key, value in measured]
     claims = [ShownClaim(_label(crop, c.parameter), c) for c in figures.claims]
-    return ShownLoad(load, figures, results, claims, list(load.entries.all()))
+    return ShownLoad(load, figures, results, claims, history)
 
 
 def _result(crop: str, key: str, value: Decimal, specification: Specification | None) -> Result:
