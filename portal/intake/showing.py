@@ -19,38 +19,35 @@ from portal.passports.models import Passport
 @dataclass(frozen=True)
 class Result:
     label: str
-    value: Decimal
-    unit: str
-    specification: str  # in words: "76 or more", "" when the site has none
+    measured: str  # the value and its unit: "72.5 kg/hl"
+    specification: str  # in words: "76 kg/hl or more", "" when the site has none
     within: bool | None  # None: no specification to be within
 
 
 @dataclass(frozen=True)
 class ShownClaim:
+    """A claim's calculation, each figure as written: rate a tonne, tonnes, and total."""
+
     label: str
-    claim: Claim
+    rate: str
+    tonnes: str
+    total: str
 
 
 @dataclass(frozen=True)
 class ShownLoad:
+    """A load as its page shows it, each figure worked out once here rather than in the
+    templates: its results beside the specification, its claims, the reasons for its decision,
+    the total claimed, and the grower's query not yet answered, stood by or corrected."""
+
     load: Load
     figures: Figures
     results: list[Result]
     claims: list[ShownClaim]
     history: list[LoadEntry]
-
-    @property
-    def reasons(self) -> list[str]:
-        return [quality.reason_label(key) for key in self.figures.reasons]
-
-    @property
-    def claimed(self) -> Decimal:
-        return sum((c.claim.total for c in self.claims), Decimal("0.00"))
-
-    @property
-    def open_query(self) -> LoadEntry | None:
-        """The grower's query not yet answered, stood by or corrected."""
-        return open_query(self.history)
+    reasons: list[str]
+    claimed: str
+    open_query: LoadEntry | None
 
 
 def loads_of(passport: Passport) -> list[ShownLoad]:
@@ -93,16 +90,25 @@ def _shown(
     order = [p.key for p in quality.parameters_of(crop)]
     measured = sorted(figures.results.items(), key=lambda item: _place(order, item[0]))
     results = [_result(crop, key, value, specifications.get(key)) for key, value in measured]
-    claims = [ShownClaim(_label(crop, c.parameter), c) for c in figures.claims]
-    return ShownLoad(load, figures, results, claims, history)
+    claims = [_claim(crop, claim) for claim in figures.claims]
+    reasons = [quality.reason_label(key) for key in figures.reasons]
+    claimed = sum((claim.total for claim in figures.claims), Decimal("0.00"))
+    return ShownLoad(load, figures, results, claims, history, reasons, _written(claimed),
+                     open_query(history))  # fmt: skip
 
 
 def _result(crop: str, key: str, value: Decimal, specification: Specification | None) -> Result:
     parameter = quality.parameter(crop, key)
     label, unit = (parameter.label, parameter.unit) if parameter else (key, "")
+    measured = f"{_written(value)} {unit}"
     if specification is None:
-        return Result(label, value, unit, "", None)
-    return Result(label, value, unit, _in_words(specification, unit), specification.holds(value))
+        return Result(label, measured, "", None)
+    return Result(label, measured, _in_words(specification, unit), specification.holds(value))
+
+
+def _claim(crop: str, claim: Claim) -> ShownClaim:
+    rate, tonnes, total = (_written(claim.rate), _written(claim.tonnes), _written(claim.total))
+    return ShownClaim(_label(crop, claim.parameter), rate, tonnes, total)
 
 
 def _place(order: list[str], key: str) -> int:
@@ -122,6 +128,11 @@ def _in_words(specification: Specification, unit: str) -> str:
     if low:
         return f"{low} {unit} or more"
     return f"at most {high} {unit}" if high else ""
+
+
+def _written(value: Decimal) -> str:
+    """A figure as it was given: 2.50, 29.10 (as a template writes a Decimal)."""
+    return format(value, "f")
 
 
 def _plain(value: Decimal | None) -> str:
