@@ -51,26 +51,35 @@ class ShownLoad:
 
 
 def loads_of(passport: Passport) -> list[ShownLoad]:
-    """The loads recorded of `passport`, newest first: their entries, each with its load and
-    site, in one query, and the sites' specifications of its crop in a second (asked only when
-    a load was recorded)."""
-    entries = (LoadEntry.objects.filter(load__passport=passport).select_related("load__site")
-               .order_by("-load__created", "-load__pk", "at", "pk"))  # fmt: skip
-    histories = [list(history) for _, history in groupby(entries, key=attrgetter("load_id"))]
+    """The loads recorded of `passport`, newest first, in two queries however many: their
+    entries with their loads and sites, then the sites' specifications of its crop (not asked
+    when no load was recorded)."""
+    histories = _histories(passport)
     if not histories:
         return []
     crop = passport.crop_type
-    sites = {history[0].load.site_id for history in histories}
-    kept = Specification.objects.filter(site__in=sites, crop=crop.lower())
-    specifications: dict[int, dict[str, Specification]] = {site: {} for site in sites}
-    for specification in kept:
-        specifications[specification.site_id][specification.parameter] = specification
+    specifications = _specifications({history[0].load.site_id for history in histories}, crop)
     shown_loads = []
     for history in histories:
         load = history[0].load
         load.passport = passport
         shown_loads.append(_shown(load, crop, history, specifications[load.site_id]))
     return shown_loads
+
+
+def _histories(passport: Passport) -> list[list[LoadEntry]]:
+    """Each load's entries in order, each entry with its load and site, newest load first."""
+    entries = (LoadEntry.objects.filter(load__passport=passport).select_related("load__site")
+               .order_by("-load__created", "-load__pk", "at", "pk"))  # fmt: skip
+    return [list(history) for _, history in groupby(entries, key=attrgetter("load_id"))]
+
+
+def _specifications(sites: set[int], crop: str) -> dict[int, dict[str, Specification]]:
+    """The specifications of `crop` of each of `sites`, by site and parameter."""
+    specifications: dict[int, dict[str, Specification]] = {site: {} for site in sites}
+    for specification in Specification.objects.filter(site__in=sites, crop=crop.lower()):
+        specifications[specification.site_id][specification.parameter] = specification
+    return specifications
 
 
 def shown(load: Load) -> ShownLoad:
