@@ -154,3 +154,12 @@ def latest_figures(load: Load) -> Figures:
     if entry is None:
         raise LookupError(f"{load} has no figures: a load is recorded with its first.")
     return Figures.from_json(entry.figures)
+
+
+def figures_of(history: list[LoadEntry]) -> Figures:
+    """The figures the latest record or correction in `history` (a load's entries in order)
+    gives, as `latest_figures` reads them from the database."""
+    entry = next((entry for entry in reversed(history) if entry.figures is not None), None)
+    if entry is None:
+        raise LookupError("A load's history has no figures: a load is recorded with its first.")
+    return Figures.from_json(entry.figures)

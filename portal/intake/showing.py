@@ -6,76 +6,118 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import groupby
+from operator import attrgetter
 
 from portal.intake import quality
-from portal.intake.loads import Claim, Figures, latest_figures
+from portal.intake.loads import Claim, Figures, figures_of
 from portal.intake.models import Load, LoadEntry, Specification
 from portal.intake.queries import open_query
+from portal.passports.models import Passport
 
 
 @dataclass(frozen=True)
 class Result:
     label: str
-    value: Decimal
-    unit: str
-    specification: str  # in words: "76 or more", "" when the site has none
+    measured: str  # the value and its unit: "72.5 kg/hl"
+    specification: str  # in words: "76 kg/hl or more", "" when the site has none
     within: bool | None  # None: no specification to be within
 
 
 @dataclass(frozen=True)
 class ShownClaim:
+    """A claim's calculation, each figure as written: rate a tonne, tonnes, and total."""
+
     label: str
-    claim: Claim
+    rate: str
+    tonnes: str
+    total: str
 
 
 @dataclass(frozen=True)
 class ShownLoad:
+    """A load as its page shows it, each figure worked out once here rather than in the
+    templates: its results beside the specification, its claims, the reasons for its decision,
+    the total claimed, and the grower's query not yet answered, stood by or corrected."""
+
     load: Load
     figures: Figures
     results: list[Result]
     claims: list[ShownClaim]
     history: list[LoadEntry]
-
-    @property
-    def reasons(self) -> list[str]:
-        return [quality.reason_label(key) for key in self.figures.reasons]
-
-    @property
-    def claimed(self) -> Decimal:
-        return sum((c.claim.total for c in self.claims), Decimal("0.00"))
-
-    @property
-    def open_query(self) -> LoadEntry | None:
-        """The grower's query not yet answered, stood by or corrected."""
-        return open_query(self.history)
+    reasons: list[str]
+    claimed: str
+    open_query: LoadEntry | None
 
 
-def loads_of(passport: object) -> list[ShownLoad]:
-    """The loads recorded of `passport` (a passports.models.Passport), newest first."""
-    loads = Load.objects.filter(passport=passport).select_related("site", "passport")
-    return [shown(load) for load in loads.prefetch_related("entries", "site__specifications")]
+def loads_of(passport: Passport) -> list[ShownLoad]:
+    """The loads recorded of `passport`, newest first, in two queries however many: their
+    entries with their loads and sites, then the sites' specifications of its crop (not asked
+    when no load was recorded)."""
+    histories = _histories(passport)
+    if not histories:
+        return []
+    crop = passport.crop_type
+    specifications = _specifications({history[0].load.site_id for history in histories}, crop)
+    shown_loads = []
+    for history in histories:
+        load = history[0].load
+        load.passport = passport
+        shown_loads.append(_shown(load, crop, history, specifications[load.site_id]))
+    return shown_loads
+
+
+def _histories(passport: Passport) -> list[list[LoadEntry]]:
+    """Each load's entries in order, each entry with its load and site, newest load first."""
+    entries = (LoadEntry.objects.filter(load__passport=passport).select_related("load__site")
+               .order_by("-load__created", "-load__pk", "at", "pk"))  # fmt: skip
+    return [list(history) for _, history in groupby(entries, key=attrgetter("load_id"))]
+
+
+def _specifications(sites: set[int], crop: str) -> dict[int, dict[str, Specification]]:
+    """The specifications of `crop` of each of `sites`, by site and parameter."""
+    specifications: dict[int, dict[str, Specification]] = {site: {} for site in sites}
+    for specification in Specification.objects.filter(site__in=sites, crop=crop.lower()):
+        specifications[specification.site_id][specification.parameter] = specification
+    return specifications
 
 
 def shown(load: Load) -> ShownLoad:
     """One load as it is shown: its latest figures, results, claims and history."""
-    figures = latest_figures(load)
     crop = load.passport.crop_type
-    specifications = {
-        s.parameter: s for s in load.site.specifications.all() if s.crop == crop.lower()
-    }
+    kept = load.site.specifications.filter(crop=crop.lower())
+    specifications = {specification.parameter: specification for specification in kept}
+    return _shown(load, crop, list(load.entries.all()), specifications)
+
+
+def _shown(
+    load: Load, crop: str, history: list[LoadEntry], specifications: dict[str, Specification]
+) -> ShownLoad:
+    """The load with its `history` (its entries in order) and its site's `specifications` of
+    `crop`, by parameter."""
+    figures = figures_of(history)
     order = [p.key for p in quality.parameters_of(crop)]
     measured = sorted(figures.results.items(), key=lambda item: _place(order, item[0]))
     results = [_result(crop, key, value, specifications.get(key)) for key, value in measured]
-    claims = [ShownClaim(_label(crop, c.parameter), c) for c in figures.claims]
-    return ShownLoad(load, figures, results, claims, list(load.entries.all()))
+    claims = [_claim(crop, claim) for claim in figures.claims]
+    reasons = [quality.reason_label(key) for key in figures.reasons]
+    claimed = sum((claim.total for claim in figures.claims), Decimal("0.00"))
+    return ShownLoad(load, figures, results, claims, history, reasons, _written(claimed),
+                     open_query(history))  # fmt: skip
 
 
 def _result(crop: str, key: str, value: Decimal, specification: Specification | None) -> Result:
     parameter = quality.parameter(crop, key)
     label, unit = (parameter.label, parameter.unit) if parameter else (key, "")
+    measured = f"{_written(value)} {unit}"
     if specification is None:
-        return Result(label, value, unit, "", None)
-    return Result(label, value, unit, _in_words(specification, unit), specification.holds(value))
+        return Result(label, measured, "", None)
+    return Result(label, measured, _in_words(specification, unit), specification.holds(value))
+
+
+def _claim(crop: str, claim: Claim) -> ShownClaim:
+    rate, tonnes, total = (_written(claim.rate), _written(claim.tonnes), _written(claim.total))
+    return ShownClaim(_label(crop, claim.parameter), rate, tonnes, total)
 
 
 def _place(order: list[str], key: str) -> int:
@@ -95,6 +137,11 @@ def _in_words(specification: Specification, unit: str) -> str:
     if low:
         return f"{low} {unit} or more"
     return f"at most {high} {unit}" if high else ""
+
+
+def _written(value: Decimal) -> str:
+    """A figure as it was given: 2.50, 29.10 (as a template writes a Decimal)."""
+    return format(value, "f")
 
 
 def _plain(value: Decimal | None) -> str:

@@ -5,11 +5,15 @@ claim with its calculation, and the history of the record; the public look-up sa
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from portal.intake import loads
 from portal.intake.models import Decision
-from tests.portal.intake.builders import a_load, a_site, figures
+from portal.passports.models import Passport
+from tests.portal.intake.builders import a_load, a_site, figures, queried
 from tests.portal.passports.helpers import text
+from tests.portal.passports.made import made_here
 
 pytestmark = pytest.mark.django_db
 
@@ -49,3 +53,30 @@ def test_the_public_look_up_shows_nothing_of_intake(grower, client):
     assert "The assurance claim is valid now" in page
     for recorded in ("At intake", "T-1001", "29,100", "Stour Valley Grain", "Specific weight"):
         assert recorded not in page
+
+
+def test_the_page_reads_its_loads_in_as_many_queries_however_many_loads_and_entries(grower):
+    passport = Passport.objects.get(short_code=made_here())
+    stour, other = a_site(), a_site(name="Ouse Mill, Ely", code="ouse-mill")
+    other.specifications.create(crop="wheat", parameter="moisture", highest=15)
+    page = f"/passports/{passport.short_code}/"
+
+    def queries(page: str = page) -> int:
+        grower.get(page)  # the membership's authorisation kept
+        with CaptureQueriesContext(connection) as done:
+            assert grower.get(page).status_code == 200
+        return len(done)
+
+    without_a_load = queries(f"/passports/{made_here()}/")
+    first = a_load(stour, "T-1", passport=passport)
+    one = queries()
+    assert one <= without_a_load + 1  # the sites' specifications
+    loads.correct(first, figures(tare_kg=14_020), by="intake", reason="Tare of the wrong lorry")
+    queried(first)
+    for site, ticket in ((stour, "T-2"), (other, "T-3"), (other, "T-4")):
+        loads.correct(a_load(site, ticket, passport=passport), figures(vehicle="AE24 KTW"),
+                      by="intake", reason="Vehicle misread")  # fmt: skip
+    assert queries() == one
+    shown = text(grower.get(page))
+    assert all(f"ticket {ticket}" in shown for ticket in ("T-1", "T-2", "T-3", "T-4"))
+    assert "Moisture 14.2 % at most 15 % ✓ In" in shown  # Ouse Mill's own specification
