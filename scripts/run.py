@@ -57,6 +57,21 @@ def choose_database() -> tuple[str, str]:
     return "", "SQLite in var/portal.sqlite3 (no PostgreSQL on 127.0.0.1:5432)"
 
 
+def database_problem(url: str) -> str | None:
+    """Why the PostgreSQL database `url` names cannot be used, in a sentence; None if it can
+    (or it is not PostgreSQL's: SQLite makes its file)."""
+    if not url.startswith(("postgres://", "postgresql://")):
+        return None
+    import psycopg
+
+    try:
+        with psycopg.connect(url.replace("postgres://", "postgresql://", 1), connect_timeout=5):
+            return None
+    except psycopg.Error as error:
+        said = str(error).strip().splitlines()
+        return said[-1] if said else type(error).__name__
+
+
 def choose_redis() -> tuple[str, str]:
     if os.environ.get("REDIS_URL"):
         return os.environ["REDIS_URL"], "REDIS_URL"
@@ -111,6 +126,14 @@ def main() -> int:
         (ROOT / "var" / folder).mkdir(parents=True, exist_ok=True)
 
     print(f"Portal database: {database_choice}")
+    problem = database_problem(database)
+    if problem:
+        print(
+            f"The portal's database cannot be used: {problem}. Create it, or unset "
+            "DATABASE_URL to use PostgreSQL on 127.0.0.1:5432 or SQLite.",
+            file=sys.stderr,
+        )
+        return 1
     print(f"Cache and job broker: {redis_choice}", flush=True)
     passport_key(env)
     processes: dict[str, subprocess.Popen] = {}

@@ -3,7 +3,10 @@ the portal forwards its users' addresses to it, unless the portal talks to anoth
 
 from __future__ import annotations
 
-from scripts.run import environment
+import pytest
+
+from scripts.run import database_problem, environment
+from tests.services import answers
 
 
 def test_the_sandbox_trusts_the_portal_and_the_portal_forwards_addresses(monkeypatch):
@@ -39,3 +42,13 @@ def test_the_sandboxs_haulier_looks_passports_up_on_any_port(monkeypatch):
     assert env["ASSURANCE_LOOKUP_PASSWORD"] == "haulier-demo-pass"
     monkeypatch.setenv("ASSURANCE_BASE_URL", "https://assurance.example.org")
     assert "ASSURANCE_LOOKUP_USERNAME" not in environment("sqlite:///x", "", 8101)
+
+
+def test_a_database_that_cannot_be_used_is_said_in_a_sentence():
+    server = "postgres://postgres@127.0.0.1:5432"
+    if not answers(server, 5432):
+        pytest.skip("no PostgreSQL on 127.0.0.1:5432")
+    missing = database_problem(f"{server}/no_such_database_of_ours")
+    assert missing is not None and 'database "no_such_database_of_ours" does not exist' in missing
+    assert database_problem(f"{server}/postgres") is None
+    assert database_problem("sqlite:///var/portal.sqlite3") is None
