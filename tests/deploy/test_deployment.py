@@ -91,6 +91,7 @@ def test_smoke_passes_through_nginx(deployment: Deployment):
     assert passed(deployment, result)
     assert "✗" not in result.stdout
     assert "a job runs to its end and its file downloads: job" in result.stdout
+    assert "the offline checker installs: its worker and" in result.stdout
     assert "made earlier" not in result.stdout
 
 

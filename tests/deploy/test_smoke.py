@@ -79,6 +79,13 @@ def test_it_counts_the_rows_of_a_csv_file_and_refuses_anything_else():
         smoke.csv_rows(csv_answer(b"reference,text\r\n"))
 
 
+def test_it_reads_the_settings_the_checker_s_worker_begins_with():
+    script = 'self.CHECKER = {\n "scope": "/V/",\n "kept": []\n};\n\nimportScripts("x");'
+    assert smoke.worker_config(script) == {"scope": "/V/", "kept": []}
+    with pytest.raises(smoke.Failed, match="does not begin with its settings"):
+        smoke.worker_config('importScripts("x");')
+
+
 def run(*args: str, password: str | None = None) -> subprocess.CompletedProcess:
     env = {"PATH": "/usr/bin:/bin", **({"SMOKE_PASSWORD": password} if password else {})}
     return subprocess.run([sys.executable, str(SMOKE), *args], env=env, capture_output=True,
