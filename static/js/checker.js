@@ -10,6 +10,7 @@
 // Without JavaScript the portal's own check of /V/<code> works as ever.
 // `window.passportChecker.readCode` is what the benchmark (bench/offline_check.py) times.
 import { decode, encode } from "../vendor/cborg/cborg.js";
+import { setUpScanner } from "./scanner.js";
 
 const config = JSON.parse(document.getElementById("checker-config").textContent);
 
@@ -370,94 +371,24 @@ if (isShell && codeInAddress()) {
   registered.then((registration) => registration && navigator.serviceWorker.ready).then(keptKeys);
 }
 
-const setUpScan = () => {
-  const box = document.querySelector("[data-scan]");
-  if (!box || !("BarcodeDetector" in window) || !navigator.mediaDevices?.getUserMedia) {
-    return;
-  }
-  const [start, stop, panel, video, status] = ["start", "stop", "panel", "video", "status"].map(
-    (part) => box.querySelector(`[data-scan-${part}]`),
-  );
-  const say = (words) => {
-    status.textContent = words;
-  };
-  const EVERY_MS = 250;
-  let stream = null;
-  let timer = null;
-
-  window.BarcodeDetector.getSupportedFormats()
-    .then((formats) => {
-      start.hidden = !formats.includes("qr_code");
-    })
-    .catch(() => {});
-
-  const stopScanning = () => {
-    window.clearTimeout(timer);
-    for (const track of stream?.getTracks() || []) {
-      track.stop();
-    }
-    stream = null;
-    video.srcObject = null;
-    panel.hidden = true;
-    start.hidden = false;
-  };
-
-  const opened = (text) => {
-    const found = /^HTTPS?:\/\/([^/\s]+)\/V\/([A-Z2-7]+)\/?$/i.exec(text.trim());
-    if (!found) {
-      say("That QR code is not a passport's.");
-      return false;
-    }
-    if (found[1].toLowerCase() !== window.location.host.toLowerCase()) {
-      say(`That QR code is a passport of another portal, ${found[1].toLowerCase()}: open it with the phone's camera.`);
-      return false;
-    }
-    say("Scanned a passport's code: checking it.");
-    stopScanning();
+// A QR code scanned: a passport's code of this portal is opened (and checked, with signal or
+// without); any other is said to be what it is.
+const scanned = (text, scanning) => {
+  const found = /^HTTPS?:\/\/([^/\s]+)\/V\/([A-Z2-7]+)\/?$/i.exec(text.trim());
+  if (!found) {
+    scanning.say("That QR code is not a passport's.");
+  } else if (found[1].toLowerCase() !== window.location.host.toLowerCase()) {
+    scanning.say(
+      `That QR code is a passport of another portal, ${found[1].toLowerCase()}: open it with the phone's camera.`,
+    );
+  } else {
+    scanning.say("Scanned a passport's code: checking it.");
+    scanning.stop();
     window.location.assign(`${config.scope}${found[2]}`);
-    return true;
-  };
-
-  const scan = async (reader) => {
-    if (!stream) {
-      return;
-    }
-    try {
-      for (const { rawValue } of await reader.detect(video)) {
-        if (opened(rawValue)) {
-          return;
-        }
-      }
-    } catch {
-      // No picture yet: the next try reads the next one.
-    }
-    timer = window.setTimeout(() => scan(reader), EVERY_MS);
-  };
-
-  start.addEventListener("click", async () => {
-    try {
-      stream = await navigator.mediaDevices.getUserMedia({
-        video: { facingMode: { ideal: "environment" } },
-        audio: false,
-      });
-    } catch {
-      say("The camera could not be opened: open the QR code with the phone's camera instead.");
-      return;
-    }
-    video.srcObject = stream;
-    panel.hidden = false;
-    start.hidden = true;
-    stop.focus();
-    say("Scanning: hold the passport's QR code in front of the camera.");
-    video.play().catch(() => {});
-    scan(new window.BarcodeDetector({ formats: ["qr_code"] }));
-  });
-  stop.addEventListener("click", () => {
-    stopScanning();
-    start.focus();
-    say("Scanning stopped.");
-  });
-  window.addEventListener("pagehide", stopScanning);
+  }
 };
 
-setUpScan();
+setUpScanner(document.querySelector("[data-scan]"), scanned, {
+  refused: "The camera could not be opened: open the QR code with the phone's camera instead.",
+  started: "Scanning: hold the passport's QR code in front of the camera.",
+});

@@ -39,8 +39,8 @@ WORKER_SOURCE = "js/checker-worker.js"
 WORKBOX = "vendor/workbox/"
 # What the checker's page loads, which the worker keeps (cborg's modules, which the checker's
 # script imports, by their own names: module imports are not renamed by collectstatic).
-KEPT_FILES = ("js/checker.js", "css/lookup.css", "img/mark.svg", "img/checker-192.png",
-              "img/checker-512.png")  # fmt: skip
+KEPT_FILES = ("js/checker.js", "js/scanner.js", "css/lookup.css", "img/mark.svg",
+              "img/checker-192.png", "img/checker-512.png")  # fmt: skip
 KEPT_MODULES = "vendor/cborg/"
 SHELL_TEMPLATES = (
     "passports/checker.html",

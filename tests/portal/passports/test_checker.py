@@ -84,7 +84,7 @@ def test_the_worker_is_served_with_its_scope_over_v_and_fetched_anew_each_time(c
     assert config["workbox"] == "/static/vendor/workbox/workbox-sw.js"
     assert "workbox.setConfig({ modulePathPrefix: self.CHECKER.workboxModules" in script
     kept = {entry["url"]: entry["revision"] for entry in config["kept"]}
-    for url in ("/static/js/checker.js", "/static/css/lookup.css",
+    for url in ("/static/js/checker.js", "/static/js/scanner.js", "/static/css/lookup.css",
                 "/static/vendor/cborg/cborg.js", "/static/vendor/cborg/lib/decode.js"):  # fmt: skip
         assert re.fullmatch(r"[0-9a-f]{16}", kept[url]), url
     for url in [config["workbox"], *kept]:

@@ -533,8 +533,11 @@ def test_the_page_needs_its_stylesheets_and_its_script_alone(visitor):
     assert re.findall(r'<link rel="stylesheet" href="([^"]+)"', html) == [
         "/static/css/lookup.css", "/static/css/cards.css"
     ]  # fmt: skip
-    assert re.findall(r"<script[^>]*>", html) == ['<script src="/static/js/intake.js" defer>']
-    assert visitor.get("/static/js/intake.js").status_code == 200
+    assert re.findall(r"<script[^>]*>", html) == [
+        '<script type="module" src="/static/js/intake.js">'
+    ]
+    for module in ("intake.js", "scanner.js"):  # the scanner, which intake.js imports
+        assert visitor.get(f"/static/js/{module}").status_code == 200
 
 
 def test_the_buttons_that_need_javascript_are_hidden_without_it(visitor):
