@@ -33,9 +33,9 @@ from portal.intake.loads import Figures
 from portal.intake.models import LoadEntry, ResultMail
 from portal.jobs import actions
 from portal.jobs.models import Job
-from portal.jobs.tasks import JobTask, Progress
+from portal.jobs.tasks import Progress
 from portal.passports.mail_message import message_id
-from portal.passports.tasks import hand_to_mail_server
+from portal.passports.tasks import MailingTask, hand_to_mail_server
 
 TOLD = (LoadEntry.Kind.RECORDED, LoadEntry.Kind.CORRECTED)
 
@@ -70,18 +70,9 @@ def queue_mail(entry: LoadEntry) -> ResultMail | None:
                                      message_id=message_id(settings.PORTAL_URL))  # fmt: skip
 
 
-class ResultMailTask(JobTask):
+class ResultMailTask(MailingTask):
     counted = "sent"
-    running = "sending"
     acts_as_owner = False  # the portal writes to its user: nothing is asked of the service
-
-    @property
-    def tries(self) -> int:
-        return settings.PORTAL_MAIL_TRIES
-
-    @property
-    def first_wait(self) -> int:
-        return settings.PORTAL_MAIL_RETRY_SECONDS
 
     def outcome(self, job: Job) -> dict[str, Any] | None:
         return {"mail": ResultMail.objects.filter(job=job).first()}

@@ -113,10 +113,12 @@ class SignedCodeTooLong(Exception):
 
 @dataclass(frozen=True, slots=True)
 class SignedQr:
-    """A passport's signed address and its QR code, as the page shows them."""
+    """A passport's signed address and its QR code, as the page shows them, and when the
+    signed copy expires."""
 
     address: str
     svg: SafeString
+    expires: datetime
 
 
 def record_digest(passport: records.CropPassport) -> bytes:
@@ -149,8 +151,8 @@ def signed_qr(request: HttpRequest, passport: records.CropPassport) -> SignedQr 
         if isinstance(kept, SignedQr):
             return kept
         address = signed_address(request, passport, key, now)
-        made = SignedQr(address, qr_svg(address, _QR_LABEL, error="q",
-                                         largest_version=LARGEST_QR_VERSION))  # fmt: skip
+        svg = qr_svg(address, _QR_LABEL, error="q", largest_version=LARGEST_QR_VERSION)
+        made = SignedQr(address, svg, datetime.fromtimestamp(_expiry(now), UTC))
     except (SignedCodeTooLong, QrTooLarge) as error:
         _say_once("too-long", f"A passport's code is not signed: {error}")
         return None
@@ -190,17 +192,17 @@ def _keys() -> KeySet:
 
 def _kept_as(prefix: str, kid: str, passport: records.CropPassport) -> str:
     what = f"{prefix}|{kid}|{settings.PORTAL_SIGNED_PASSPORT_DAYS}|{record_digest(passport).hex()}"
-    return f"passports:signed-qr:{hashlib.sha256(what.encode()).hexdigest()[:32]}"
+    # ":2": a SignedQr kept before it carried its expiry is not read back.
+    return f"passports:signed-qr:2:{hashlib.sha256(what.encode()).hexdigest()[:32]}"
 
 
 def _claims(
     request: HttpRequest, passport: records.CropPassport, now: datetime
 ) -> dict[int, object]:
-    issued_at = int(now.timestamp())
     claims: dict[int, object] = {
         signed_codes.ISSUER: request.get_host().lower(),
-        signed_codes.ISSUED_AT: issued_at,
-        signed_codes.EXPIRES: issued_at + settings.PORTAL_SIGNED_PASSPORT_DAYS * 24 * 60 * 60,
+        signed_codes.ISSUED_AT: int(now.timestamp()),
+        signed_codes.EXPIRES: _expiry(now),
     }
     for essential in ESSENTIALS:
         value = _claim_value(essential, getattr(passport, essential.name))
@@ -208,6 +210,11 @@ def _claims(
             claims[essential.claim] = value
     claims[DIGEST] = record_digest(passport)[:DIGEST_BYTES]
     return claims
+
+
+def _expiry(now: datetime) -> int:
+    """When a code signed at `now` expires, as a NumericDate."""
+    return int(now.timestamp()) + settings.PORTAL_SIGNED_PASSPORT_DAYS * 24 * 60 * 60
 
 
 def _claim_value(essential: Essential, value: object) -> object:

@@ -229,10 +229,11 @@ def pdf_job_key(short_code: str) -> str:
 # --- passports sent by e-mail ---------------------------------------------------------------------
 
 
-class MailTask(JobTask):
-    counted = "attached"
+class MailingTask(JobTask):
+    """A job that hands mail to the mail server: tried again as the portal's mail is
+    (PORTAL_MAIL_TRIES, PORTAL_MAIL_RETRY_SECONDS)."""
+
     running = "sending"
-    outcome_template = "passports/mail_outcome.html"
 
     @property
     def tries(self) -> int:
@@ -241,6 +242,11 @@ class MailTask(JobTask):
     @property
     def first_wait(self) -> int:
         return settings.PORTAL_MAIL_RETRY_SECONDS
+
+
+class MailTask(MailingTask):
+    counted = "attached"
+    outcome_template = "passports/mail_outcome.html"
 
     def outcome(self, job: Job) -> dict[str, Any]:
         return {"mailing": Mailing.objects.filter(job=job).first()}

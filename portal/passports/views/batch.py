@@ -91,10 +91,4 @@ def _codes(request: HttpRequest, rows: list[Passport], first_number: int) -> lis
 def _earliest_expiry(codes: list[BatchCode]) -> datetime | None:
     """When the first of these signed codes expires (each is kept an hour once signed, so
     they need not all expire on the same day)."""
-    moments = []
-    for code in codes:
-        if code.signed is not None:
-            payload = code.signed.address.rpartition(signing.PATH)[2]
-            moments.append(signing.check(payload).reading.expires)
-    found = [moment for moment in moments if moment is not None]
-    return min(found) if found else None
+    return min((code.signed.expires for code in codes if code.signed is not None), default=None)

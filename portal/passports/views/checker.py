@@ -46,6 +46,7 @@ SHELL_TEMPLATES = (
     "passports/checker.html",
     "passports/checker_head.html",
     "passports/checker_scan.html",
+    "scan_panel.html",
     "passports/layout.html",
     "navigation.html",
 )

@@ -114,14 +114,22 @@ def tickets_file(rows_of_loads: list[dict[str, object]], kind: str = "csv") -> b
         out = io.StringIO()
         csv.writer(out).writerows(table)
         return ("\ufeff" + out.getvalue()).encode()
+    return a_workbook(*table)
+
+
+def a_workbook(*rows: list[object]) -> bytes:
+    """A workbook whose first sheet holds `rows` as a spreadsheet would: numbers as numbers,
+    dates and times as a date cell, text beginning with = as a formula, None as no cell; and a
+    second sheet, empty (only the first is read)."""
     out = io.BytesIO()
     workbook = xlsxwriter.Workbook(out, {"in_memory": True})
     sheet, when = workbook.add_worksheet(), workbook.add_format({"num_format": "yyyy-mm-dd hh:mm"})
-    for number, cells in enumerate(table):
+    for number, cells in enumerate(rows):
         for column, cell in enumerate(cells):
             if isinstance(cell, datetime):
                 sheet.write_datetime(number, column, cell, when)
-            else:
+            elif cell is not None:
                 sheet.write(number, column, cell)
+    workbook.add_worksheet("Second")
     workbook.close()
     return out.getvalue()

@@ -10,9 +10,9 @@ import zipfile
 from datetime import datetime
 
 import pytest
-import xlsxwriter
 
 from portal.intake import sheets
+from tests.portal.intake.builders import a_workbook
 
 COLUMNS = ("short_code", "ticket", "gross_kg")
 
@@ -64,23 +64,8 @@ def test_a_csv_that_cannot_be_taken_says_why(content, words):
         read(content)
 
 
-def workbook(*rows: list, formats: bool = True) -> bytes:
-    out = io.BytesIO()
-    book = xlsxwriter.Workbook(out, {"in_memory": True})
-    sheet, when = book.add_worksheet(), book.add_format({"num_format": "yyyy-mm-dd hh:mm"})
-    for number, cells in enumerate(rows):
-        for column, cell in enumerate(cells):
-            if isinstance(cell, datetime):
-                sheet.write_datetime(number, column, cell, when)
-            elif cell is not None:
-                sheet.write(number, column, cell)
-    book.add_worksheet("Second")  # only the first sheet is read
-    book.close()
-    return out.getvalue()
-
-
 def test_a_workbooks_first_sheet_its_formulas_as_text_and_its_numbers_as_typed():
-    content = workbook(
+    content = a_workbook(
         ["ticket", "short_code", "gross_kg", "arrival"],
         ["T-1", '=HYPERLINK("https://example.org","AB")', 44120.0, datetime(2026, 9, 3, 10, 15)],
         [],
@@ -97,15 +82,15 @@ def test_a_workbooks_first_sheet_its_formulas_as_text_and_its_numbers_as_typed()
 def test_a_workbook_that_unpacks_too_large_is_not_read(monkeypatch):
     monkeypatch.setattr(sheets, "UNPACKED_BYTES", 1000)
     with pytest.raises(sheets.NotASheet, match="unpacks to more"):
-        read(workbook(list(COLUMNS), ["x" * 2000, "T-1", 1]), "t.xlsx")
+        read(a_workbook(list(COLUMNS), ["x" * 2000, "T-1", 1]), "t.xlsx")
 
 
 def test_a_workbook_with_more_text_than_tickets_hold_is_not_read(monkeypatch):
     monkeypatch.setattr(sheets, "SHARED_TEXT_BYTES", 5000)
     distinct = [[f"T-{n}", f"{n:04d}" * 100] for n in range(20)]
     with pytest.raises(sheets.NotASheet, match="more text than a day's tickets"):
-        read(workbook(list(COLUMNS), *distinct), "t.xlsx")
-    assert read(workbook(list(COLUMNS), *distinct[:5]), "t.xlsx")  # 2,000 characters of text
+        read(a_workbook(list(COLUMNS), *distinct), "t.xlsx")
+    assert read(a_workbook(list(COLUMNS), *distinct[:5]), "t.xlsx")  # 2,000 characters of text
 
 
 def test_a_workbook_broken_inside_is_refused():
@@ -118,4 +103,4 @@ def test_a_workbook_broken_inside_is_refused():
 
 def test_a_workbook_named_csv_is_refused():
     with pytest.raises(sheets.NotASheet, match=r"named \.csv but is a workbook"):
-        read(workbook(list(COLUMNS)), "t.csv")
+        read(a_workbook(list(COLUMNS)), "t.csv")
