@@ -37,7 +37,9 @@ def code_read(page: Page, number: int) -> str:
     assert modules <= 77  # version 13 at most, with its margin
     qr.evaluate("(svg, width) => { svg.style.width = svg.style.maxWidth = `${width}px`; }",
                 modules * 3)  # fmt: skip
-    [found] = zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot())))
+    [found] = zxingcpp.read_barcodes(
+        Image.open(io.BytesIO(qr.screenshot())), formats=zxingcpp.BarcodeFormat.QRCode
+    )
     return found.text
 
 

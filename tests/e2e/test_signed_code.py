@@ -35,7 +35,9 @@ def qr_code_read(page: Page) -> str:
     modules = int(qr.get_attribute("viewBox").split()[2])
     assert modules <= MODULES
     qr.evaluate("(svg, width) => { svg.style.width = `${width}px`; }", modules * 3)
-    [found] = zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot())))
+    [found] = zxingcpp.read_barcodes(
+        Image.open(io.BytesIO(qr.screenshot())), formats=zxingcpp.BarcodeFormat.QRCode
+    )
     return found.text
 
 

@@ -180,7 +180,9 @@ def qr_text_of(svg: str, pixels_a_module: int = 3) -> str:
             right = int(x + values[0]) * pixels_a_module - 1
             draw.rectangle([left, top, right, top + pixels_a_module - 1], fill=0)
             x += values[0]
-    [found] = zxingcpp.read_barcodes(image)
+    # QR codes only: zxing-cpp otherwise now and then also finds a symbol of another kind in
+    # a QR code's modules.
+    [found] = zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode)
     return found.text
 
 
