@@ -13,9 +13,10 @@ then corrected with a reason and queried by the grower, so that its page shows f
 specification, claims and a history of three entries. The passport beside it has no load.
 
 Both pages are asked with `wrk` at 8 connections for 5 s each, in turn, the order swapped every
-round, for five rounds; every answer must be a 200 of at least the page's size. Target (issue
-27): the median of the rounds' ratios of the page with a result's throughput to the page
-without's at least 0.9.
+round, for nine rounds (five gave medians from 0.89 to 1.07 in runs of the same code, the
+rounds' spread being wider than the margin); every answer must be a 200 of at least the page's
+size. Target (issue 27): the median of the rounds' ratios of the page with a result's
+throughput to the page without's at least 0.9.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from portal.assurance.client import AssuranceClient, BearerToken
 
 REDIS_URL = "redis://127.0.0.1:6379/12"
 PASSPORTS = 20  # generate_large_data's; two are measured
-CONNECTIONS, LOAD_SECONDS, LOAD_ROUNDS = 8, 5, 5
+CONNECTIONS, LOAD_SECONDS, LOAD_ROUNDS = 8, 5, 9
 RATIO = 0.9
 AT_INTAKE = re.compile(r"At intake")
 HEADING = re.compile(r"<h1")

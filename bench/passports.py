@@ -6,8 +6,10 @@ an export of 200.
 Starts, on loopback only, a sandbox of its own with its demo data and `generate_large_data`'s
 200 passports of "Benchmark Farms Ltd" (grower is its contact), the portal under gunicorn as
 `make run` starts it (2 workers x 4 threads) and a Celery worker as `make run` starts it (two
-processes), with a SQLite database and the jobs' files in a temporary directory and Redis
-database 13 on 127.0.0.1:6379 as the cache and the jobs' broker. It signs in as grower through
+processes), with a database of its own on PostgreSQL (production's, where a batch's every
+passport commits; as bench.common.databases makes it, SQLite if none answers), the jobs' files
+in a temporary directory and Redis database 13 on 127.0.0.1:6379 as the cache and the jobs'
+broker. It signs in as grower through
 the sign-in form and then, round after round, one after another so that each sees the same
 machine:
 
@@ -70,6 +72,7 @@ from bench.common import (
     Target,
     Timing,
     csrf_token,
+    databases,
     heading,
     machine_load,
     print_targets,
@@ -259,14 +262,15 @@ def main() -> None:
         sandbox = start_sandbox(directory / "sandbox", points=BENCH_POINTS,
                                 passports=business.PASSPORTS)  # fmt: skip
         stack.callback(stop_process, sandbox.process)
-        database = f"sqlite:///{directory / 'portal.sqlite3'}"
+        kind, urls = stack.enter_context(databases("passports", ["portal"], directory))
+        print(f"The portal's database: {kind}.")
+        database = urls["portal"]
         settings = {"ASSURANCE_BASE_URL": sandbox.url, "REDIS_URL": REDIS_URL,
-                    "PORTAL_JOB_FILES_DIR": str(directory / "jobs"),
+                    "PORTAL_JOB_FILES_DIR": str(directory / "jobs"), "DATABASE_URL": database,
                     "PORTAL_LOG_LEVEL": "WARNING"}  # fmt: skip
         portal_server = servers.start_portal(directory, **settings)
         stack.callback(portal_server.stop)
-        worker_env = {**os.environ, "PORTAL_DEVELOPMENT": "true", **settings,
-                      "DATABASE_URL": database}  # fmt: skip
+        worker_env = {**os.environ, "PORTAL_DEVELOPMENT": "true", **settings}
         worker = servers.start_worker(worker_env, log=directory / "worker.log")
         stack.callback(stop_process, worker)
 
@@ -277,7 +281,7 @@ def main() -> None:
         portal = Portal(portal_server.url, cookie)
         try:
             figures = measure(portal, client, credentials, choice)
-            business.setup_django({**settings, "DATABASE_URL": database})
+            business.setup_django(settings)
             found = business.measure(business.Bench(
                 portal.url, cookie, portal, client, credentials, sandbox, directory,
                 worker_env, stack,

@@ -103,13 +103,3 @@ def note_service_asked() -> None:
     """The service was asked for what the cache did not hold fresh."""
     if (noted := _asked.get()) is not None:
         noted.asked = True
-
-
-def service_asked_note() -> ServiceAsked | None:
-    """Where the work under way notes it, to hand to the threads it starts."""
-    return _asked.get()
-
-
-def note_service_asked_in(noted: ServiceAsked | None) -> None:
-    """Has this thread (a pool's, working for a request) note in the request's record."""
-    _asked.set(noted)

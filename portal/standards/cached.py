@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,8 +27,8 @@ from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.assurance.errors import NotFound, Unavailable, UnexpectedResponse
 from portal.assurance.service import client
-from portal.lib.bounded import closing_connections
-from portal.operations import counting
+from portal.lib import bounded
+from portal.operations import counting, recording
 from portal.standards.addresses import PREVIEW
 
 KEPT_FORMAT = 5  # of what the cache holds: entries of an earlier form are never read
@@ -121,13 +121,15 @@ def section_and_schemes(
     section_entry = entries.get(section_asked.key)
     if _is_fresh(section_entry) or _is_fresh(entries.get(schemes_key)):
         return _cached(*section_asked, entry=section_entry), schemes_if_any(credentials, stage)
-    request_context = contextvars.copy_context()  # its id and its note of the service asked
+    # The two calls recorded together, in this thread: the other then opens no connection to
+    # the database of its own just to record its call.
+    with recording.gathered(), ThreadPoolExecutor(max_workers=1) as pool:
+        request_context = contextvars.copy_context()  # its id, its note of the service asked
 
-    def scheme_list(_: None) -> Fetched[records.SchemeList] | None:
-        return request_context.run(schemes_if_any, credentials, stage)
+        def scheme_list(_: None) -> Fetched[records.SchemeList] | None:
+            return request_context.run(schemes_if_any, credentials, stage)
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        listed = pool.submit(closing_connections(scheme_list), None)
+        listed = pool.submit(bounded.closing_connections(scheme_list), None)
         return _cached(*section_asked, entry=section_entry), listed.result()
 
 
@@ -156,26 +158,21 @@ def in_order(entries: list[records.SectionEntry]) -> list[records.SectionEntry]:
 
 def every_section(
     credentials: Credentials, stage: str, scheme_guid: str, listing: records.SectionList
-) -> Iterator[tuple[records.SectionEntry, records.SectionData]]:
-    """Each section of `listing` with its content, in order; a few asked for at a time. A
-    section the service no longer has is left out."""
-
-    noted = counting.service_asked_note()  # the pool's threads note in the request's record
+) -> list[tuple[records.SectionEntry, records.SectionData]]:
+    """Each section of `listing` with its content, in order; SECTIONS_AT_ONCE asked for at a
+    time, their calls recorded together. A section the service no longer has is left out."""
 
     def content(entry: records.SectionEntry) -> records.SectionData | None:
-        counting.note_service_asked_in(noted)
         try:
             return section(credentials, stage, scheme_guid, entry.prefix or "",
                            entry.sector_prefix or "").record  # fmt: skip
         except NotFound:
             return None
 
-    entries = in_order(listing.sections)
-    with ThreadPoolExecutor(max_workers=SECTIONS_AT_ONCE) as pool:
-        for entry, data in zip(entries, pool.map(closing_connections(content), entries),
-                               strict=True):  # fmt: skip
-            if data is not None:
-                yield entry, data
+    with recording.gathered():
+        answers = bounded.in_order(in_order(listing.sections), content, SECTIONS_AT_ONCE)
+        contents = [(entry, answered.result()) for entry, answered in answers]
+    return [(entry, data) for entry, data in contents if data is not None]
 
 
 class _Asked[T](NamedTuple):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 
 import pytest
+from django.core.cache import caches
 
 from portal.lib.bounded import WAITING_PER_THREAD, in_order
 
@@ -92,3 +94,23 @@ def test_an_answer_that_failed_is_given_as_its_error():
     with pytest.raises(ValueError, match="two"):
         answers[2].result()
     assert answers[3].result() == 3
+
+
+def test_each_ask_sees_the_callers_context():
+    request_id = contextvars.ContextVar("request_id", default="none")
+    request_id.set("the caller's")
+
+    seen = [answered.result() for _, answered in in_order(range(6), lambda _: request_id.get(), 2)]
+
+    assert seen == ["the caller's"] * 6
+
+
+def test_a_thread_sets_up_its_cache_client_once_for_all_its_asks():
+    # The service's outage is asked of the cache on every call: an export of 200 PDFs set up
+    # 200 cache clients when each ask had a context of its own.
+    def cache_of_this_ask(_: int) -> int:
+        return id(caches["default"])
+
+    clients = {answered.result() for _, answered in in_order(range(8), cache_of_this_ask, 1)}
+
+    assert len(clients) == 1
