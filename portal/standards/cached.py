@@ -152,7 +152,7 @@ def scheme_name(credentials: Credentials, stage: str, scheme_guid: str) -> str |
     return name_in(schemes_if_any(credentials, stage), scheme_guid)
 
 
-def in_order(entries: list[records.SectionEntry]) -> list[records.SectionEntry]:
+def sections_in_order(entries: list[records.SectionEntry]) -> list[records.SectionEntry]:
     return sorted(entries, key=lambda s: (s.index is None, s.index or 0))
 
 
@@ -170,7 +170,7 @@ def every_section(
             return None
 
     with recording.gathered():
-        answers = bounded.in_order(in_order(listing.sections), content, SECTIONS_AT_ONCE)
+        answers = bounded.in_order(sections_in_order(listing.sections), content, SECTIONS_AT_ONCE)
         contents = [(entry, answered.result()) for entry, answered in answers]
     return [(entry, data) for entry, data in contents if data is not None]
 

@@ -155,7 +155,7 @@ def whole_scheme(
     cache a section at a time; `progress(done, total)` after each, counting `steps_after` steps
     still to come once the sections are in hand."""
     listing = cached.sections(credentials, stage, scheme_guid)
-    entries = cached.in_order(listing.record.sections)
+    entries = cached.sections_in_order(listing.record.sections)
     total = len(entries) + steps_after
     sections = []
     for done, entry in enumerate(entries, start=1):

@@ -47,7 +47,7 @@ def schemes(request: HttpRequest) -> HttpResponse:
 def scheme(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpResponse:
     credentials = user_credentials(request)
     listing = cached.sections(credentials, stage, scheme_guid)
-    sections = cached.in_order(listing.record.sections)
+    sections = cached.sections_in_order(listing.record.sections)
     sectors = sorted({s.sector_prefix for s in sections if s.sector_prefix})
     sector = request.GET.get("sector", "")
     if sector not in sectors:

@@ -33,7 +33,8 @@ def scheme_references(job: Job, credentials: Credentials, progress: Progress) ->
     scheme_guid = job.params["scheme"]
     listed = client().schemes(credentials)  # never cached: the user's credentials are asked
     name = next(s.scheme_name for s in listed.items if s.scheme_guid == scheme_guid)
-    sections = cached.in_order(cached.sections(credentials, LIVE, scheme_guid).record.sections)
+    listing = cached.sections(credentials, LIVE, scheme_guid).record
+    sections = cached.sections_in_order(listing.sections)
     progress(0, len(sections))
     out = io.StringIO()
     writer = csv.writer(out)
