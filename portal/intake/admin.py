@@ -17,6 +17,10 @@ from portal.intake.models import IntakeSite, Load, LoadEntry, SiteToken, Specifi
 class SpecificationInline(admin.TabularInline):
     model = Specification
     extra = 1
+    # Each record and correction keeps the specification it was judged against.
+    verbose_name_plural = (
+        "Specifications: loads recorded or corrected from now on are judged against them"
+    )
 
 
 @admin.register(IntakeSite)
@@ -29,7 +33,7 @@ class IntakeSiteAdmin(admin.ModelAdmin):
 
 class EntryInline(admin.TabularInline):
     model = LoadEntry
-    fields = ["kind", "at", "by", "words", "figures", "verdict", "certificate"]
+    fields = ["kind", "at", "by", "words", "figures", "specification", "verdict", "certificate"]
     readonly_fields = fields
     extra = 0
     can_delete = False

@@ -1,8 +1,8 @@
 """Recording a load and each step of its history, as the clerk's pages and the uploads will:
-a load recorded with its figures and the passport's verdict at that moment (or many at once,
-an upload's); a correction with its reason, which keeps what was there before. Each in one
-transaction: a load is never left without its first entry, nor its copy of the latest figures
-behind them."""
+a load recorded with its figures, the site's specification of its crop and the passport's
+verdict at that moment (or many at once, an upload's); a correction with its reason, judged
+against the specification then, which keeps what was there before. Each in one transaction: a
+load is never left without its first entry, nor its copy of the latest figures behind them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.dispatch import Signal
 
-from portal.intake.models import Decision, IntakeSite, Load, LoadEntry
+from portal.intake.models import Decision, IntakeSite, Load, LoadEntry, Specification
 from portal.passports.lookup import Verdict
 
 
@@ -80,17 +80,56 @@ class Figures:
         )
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """A site's specification of one parameter as an entry keeps it: the lowest and the highest
+    value within it (None: no bound on that side)."""
+
+    lowest: Decimal | None = None
+    highest: Decimal | None = None
+
+    def holds(self, value: Decimal) -> bool:
+        """Whether `value` is within the specification."""
+        return (self.lowest is None or value >= self.lowest) and (
+            self.highest is None or value <= self.highest
+        )
+
+    @classmethod
+    def from_json(cls, kept: dict) -> Bounds:
+        return cls(*(None if kept.get(side) is None else Decimal(kept[side])
+                     for side in ("lowest", "highest")))  # fmt: skip
+
+
+def specifications_of(site: IntakeSite) -> dict[str, dict[str, dict[str, str | None]]]:
+    """The site's specifications as an entry keeps one, by crop (lower case) and parameter."""
+    kept: dict[str, dict[str, dict[str, str | None]]] = {}
+    for specification in Specification.objects.filter(site=site):
+        kept.setdefault(specification.crop, {})[specification.parameter] = {
+            side: None if bound is None else str(bound)
+            for side, bound in (("lowest", specification.lowest),
+                                ("highest", specification.highest))
+        }  # fmt: skip
+    return kept
+
+
+def _judged_against(site: IntakeSite, passport: object) -> dict[str, dict[str, str | None]]:
+    """The site's specification of the passport's crop now, as its load's entry keeps it."""
+    return specifications_of(site).get(passport.crop_type.lower(), {})
+
+
 def record(
     site: IntakeSite, ticket: str, passport: object, figures: Figures, *, by: str, verdict: dict
 ) -> Load:
     """The load of `ticket` at `site`, come with `passport`, recorded with its figures and the
-    passport's verdict as the look-up gave it now. Raises IntegrityError if the site has
-    recorded the ticket already."""
+    passport's verdict as the look-up gave it now, judged against the site's specification of
+    its crop now. Raises IntegrityError if the site has recorded the ticket already."""
+    specification = _judged_against(site, passport)
     with transaction.atomic():
         load = Load.objects.create(site=site, ticket=ticket, passport=passport,
                                    net_kg=figures.net_kg, decision=figures.decision)  # fmt: skip
         LoadEntry.objects.create(load=load, kind=LoadEntry.Kind.RECORDED, by=by,
-                                 figures=figures.as_json(), verdict=verdict)  # fmt: skip
+                                 figures=figures.as_json(), specification=specification,
+                                 verdict=verdict)  # fmt: skip
     return load
 
 
@@ -124,6 +163,7 @@ def record_many(site: IntakeSite, recordings: list[Recording], *, by: str) -> li
     """Loads recorded as `record` records each, all in one transaction and a few statements (an
     upload's rows): each load with its first entry, or none of them. Raises IntegrityError if
     the site has recorded any of the tickets already (then none is recorded)."""
+    specifications = specifications_of(site)
     with transaction.atomic():
         made = Load.objects.bulk_create([
             Load(site=site, ticket=r.ticket, passport=r.passport, net_kg=r.figures.net_kg,
@@ -132,7 +172,8 @@ def record_many(site: IntakeSite, recordings: list[Recording], *, by: str) -> li
         ])  # fmt: skip
         entries = LoadEntry.objects.bulk_create([
             LoadEntry(load=load, kind=LoadEntry.Kind.RECORDED, by=by,
-                      figures=r.figures.as_json(), verdict=r.verdict)
+                      figures=r.figures.as_json(), verdict=r.verdict,
+                      specification=specifications.get(r.passport.crop_type.lower(), {}))
             for load, r in zip(made, recordings, strict=True)
         ])  # fmt: skip
         many_recorded.send(sender=LoadEntry, entries=entries)
@@ -140,10 +181,13 @@ def record_many(site: IntakeSite, recordings: list[Recording], *, by: str) -> li
 
 
 def correct(load: Load, figures: Figures, *, by: str, reason: str) -> LoadEntry:
-    """The load's figures corrected, with the reason: a new entry; the one before stays."""
+    """The load's figures corrected, with the reason, judged against the site's specification
+    of its crop now: a new entry; the one before stays."""
+    specification = _judged_against(load.site, load.passport)
     with transaction.atomic():
         entry = LoadEntry.objects.create(load=load, kind=LoadEntry.Kind.CORRECTED, by=by,
-                                         words=reason, figures=figures.as_json())  # fmt: skip
+                                         words=reason, figures=figures.as_json(),
+                                         specification=specification)  # fmt: skip
         Load.objects.filter(pk=load.pk).update(net_kg=figures.net_kg, decision=figures.decision)
     return entry
 
@@ -159,7 +203,18 @@ def latest_figures(load: Load) -> Figures:
 def figures_of(history: list[LoadEntry]) -> Figures:
     """The figures the latest record or correction in `history` (a load's entries in order)
     gives, as `latest_figures` reads them from the database."""
+    return Figures.from_json(_latest_with_figures(history).figures)
+
+
+def specification_of(history: list[LoadEntry]) -> dict[str, Bounds]:
+    """The specification, by parameter, that the figures of the latest record or correction in
+    `history` were judged against."""
+    kept = _latest_with_figures(history).specification or {}
+    return {parameter: Bounds.from_json(bounds) for parameter, bounds in kept.items()}
+
+
+def _latest_with_figures(history: list[LoadEntry]) -> LoadEntry:
     entry = next((entry for entry in reversed(history) if entry.figures is not None), None)
     if entry is None:
         raise LookupError("A load's history has no figures: a load is recorded with its first.")
-    return Figures.from_json(entry.figures)
+    return entry

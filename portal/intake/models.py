@@ -44,7 +44,9 @@ class IntakeSite(models.Model):
 
 class Specification(models.Model):
     """A site's specification of one quality parameter of a crop: a result outside it is marked
-    as out of specification (which is not refused: the load was measured so)."""
+    as out of specification (which is not refused: the load was measured so). Each record and
+    correction keeps the specification it was judged against (`LoadEntry.specification`), so a
+    specification changed later leaves the loads before it as they were marked."""
 
     site = models.ForeignKey(IntakeSite, on_delete=models.CASCADE, related_name="specifications")
     crop = models.CharField(max_length=40, choices=[(c, c.capitalize()) for c in quality.CROPS])
@@ -61,12 +63,6 @@ class Specification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.site}: {self.crop} {self.parameter}"
-
-    def holds(self, value: object) -> bool:
-        """Whether `value` is within the specification."""
-        return (self.lowest is None or value >= self.lowest) and (
-            self.highest is None or value <= self.highest
-        )
 
 
 class Decision(models.TextChoices):
@@ -107,8 +103,9 @@ class EntryQuerySet(models.QuerySet):
 
 class LoadEntry(models.Model):
     """One step of a load's history. `figures` (recorded and corrected entries) holds the whole
-    record as it stood from then on; `verdict`, the passport's claim as the look-up gave it when
-    the load was recorded."""
+    record as it stood from then on, and `specification` the site's specification of the crop
+    its results were judged against then (portal.intake.loads.Bounds, by parameter); `verdict`,
+    the passport's claim as the look-up gave it when the load was recorded."""
 
     class Kind(models.TextChoices):
         RECORDED = "recorded", "Recorded"
@@ -123,6 +120,7 @@ class LoadEntry(models.Model):
     by = models.CharField(max_length=150)  # the username, kept as it was
     words = models.TextField(blank=True)  # a correction's reason, a query, an answer
     figures = models.JSONField(null=True, blank=True)
+    specification = models.JSONField(null=True, blank=True)
     verdict = models.JSONField(null=True, blank=True)
     certificate = models.FileField(upload_to="intake/certificates/", blank=True)
 

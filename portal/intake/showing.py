@@ -1,6 +1,6 @@
-"""A passport's loads as its grower sees them on the passport's page ("At intake"): the latest
-figures of each, each result beside the site's specification, each claim with its calculation,
-and the history of the record."""
+"""A passport's loads as its grower sees them on the passport's page ("At intake"), and a load
+as its clerk sees it: the latest figures of each, each result beside the site's specification
+they were judged against, each claim with its calculation, and the history of the record."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from itertools import groupby
 from operator import attrgetter
 
 from portal.intake import quality
-from portal.intake.loads import Claim, Figures, figures_of
-from portal.intake.models import Load, LoadEntry, Specification
+from portal.intake.loads import Bounds, Claim, Figures, figures_of, specification_of
+from portal.intake.models import Load, LoadEntry
 from portal.intake.queries import open_query
 from portal.passports.models import Passport
 
@@ -51,19 +51,13 @@ class ShownLoad:
 
 
 def loads_of(passport: Passport) -> list[ShownLoad]:
-    """The loads recorded of `passport`, newest first, in two queries however many: their
-    entries with their loads and sites, then the sites' specifications of its crop (not asked
-    when no load was recorded)."""
-    histories = _histories(passport)
-    if not histories:
-        return []
-    crop = passport.crop_type
-    specifications = _specifications({history[0].load.site_id for history in histories}, crop)
+    """The loads recorded of `passport`, newest first, in one query however many: their
+    entries with their loads and sites."""
     shown_loads = []
-    for history in histories:
+    for history in _histories(passport):
         load = history[0].load
         load.passport = passport
-        shown_loads.append(_shown(load, crop, history, specifications[load.site_id]))
+        shown_loads.append(_shown(load, history))
     return shown_loads
 
 
@@ -74,28 +68,16 @@ def _histories(passport: Passport) -> list[list[LoadEntry]]:
     return [list(history) for _, history in groupby(entries, key=attrgetter("load_id"))]
 
 
-def _specifications(sites: set[int], crop: str) -> dict[int, dict[str, Specification]]:
-    """The specifications of `crop` of each of `sites`, by site and parameter."""
-    specifications: dict[int, dict[str, Specification]] = {site: {} for site in sites}
-    for specification in Specification.objects.filter(site__in=sites, crop=crop.lower()):
-        specifications[specification.site_id][specification.parameter] = specification
-    return specifications
-
-
 def shown(load: Load) -> ShownLoad:
     """One load as it is shown: its latest figures, results, claims and history."""
+    return _shown(load, list(load.entries.all()))
+
+
+def _shown(load: Load, history: list[LoadEntry]) -> ShownLoad:
+    """The load with its `history` (its entries in order), its results beside the specification
+    its latest figures were judged against."""
     crop = load.passport.crop_type
-    kept = load.site.specifications.filter(crop=crop.lower())
-    specifications = {specification.parameter: specification for specification in kept}
-    return _shown(load, crop, list(load.entries.all()), specifications)
-
-
-def _shown(
-    load: Load, crop: str, history: list[LoadEntry], specifications: dict[str, Specification]
-) -> ShownLoad:
-    """The load with its `history` (its entries in order) and its site's `specifications` of
-    `crop`, by parameter."""
-    figures = figures_of(history)
+    figures, specifications = figures_of(history), specification_of(history)
     order = [p.key for p in quality.parameters_of(crop)]
     measured = sorted(figures.results.items(), key=lambda item: _place(order, item[0]))
     results = [_result(crop, key, value, specifications.get(key)) for key, value in measured]
@@ -106,7 +88,7 @@ def _shown(
                      open_query(history))  # fmt: skip
 
 
-def _result(crop: str, key: str, value: Decimal, specification: Specification | None) -> Result:
+def _result(crop: str, key: str, value: Decimal, specification: Bounds | None) -> Result:
     parameter = quality.parameter(crop, key)
     label, unit = (parameter.label, parameter.unit) if parameter else (key, "")
     measured = f"{_written(value)} {unit}"
@@ -130,7 +112,7 @@ def _label(crop: str, key: str) -> str:
     return parameter.label if parameter else key
 
 
-def _in_words(specification: Specification, unit: str) -> str:
+def _in_words(specification: Bounds, unit: str) -> str:
     low, high = (_plain(specification.lowest), _plain(specification.highest))
     if low and high:
         return f"{low} to {high} {unit}"

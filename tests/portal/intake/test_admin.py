@@ -13,7 +13,9 @@ from tests.portal.passports.helpers import text
 pytestmark = pytest.mark.django_db
 
 
-def test_staff_make_a_site_with_its_clerk_and_a_specification(staff, grower):
+def test_staff_make_a_site_with_its_clerk_and_a_specification_its_loads_are_judged_against(
+    staff, grower
+):
     clerk = grower.session["_auth_user_id"]
     form = {
         "name": "Stour Valley Grain, Sudbury", "buyer_business": "Stour Valley Grain Ltd",
@@ -22,12 +24,14 @@ def test_staff_make_a_site_with_its_clerk_and_a_specification(staff, grower):
         "specifications-0-crop": "wheat", "specifications-0-parameter": "specific_weight",
         "specifications-0-lowest": "76", "specifications-0-highest": "",
     }  # fmt: skip
-    assert staff.get("/admin/intake/intakesite/add/").status_code == 200
+    adding = staff.get("/admin/intake/intakesite/add/")
+    assert "loads recorded or corrected from now on are judged against them" in text(adding)
     assert staff.post("/admin/intake/intakesite/add/", form).status_code == 302
     site = IntakeSite.objects.get()
     assert [u.username for u in site.clerks.all()] == ["grower"]
-    [specification] = site.specifications.all()
-    assert specification.holds(76) and not specification.holds(75)
+    load = a_load(site)  # 72.5 kg/hl
+    page = text(grower.get(f"/passports/{load.passport.short_code}/"))
+    assert "Specific weight 72.5 kg/hl 76 kg/hl or more ✗ Out of specification" in page
     [granted] = Event.objects.filter(kind=Event.Kind.INTAKE_CLERKS)
     assert (granted.username, granted.detail) == (
         "partner",
