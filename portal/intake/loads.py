@@ -94,27 +94,28 @@ class Bounds:
             self.highest is None or value <= self.highest
         )
 
+    def as_json(self) -> dict[str, str | None]:
+        sides = (("lowest", self.lowest), ("highest", self.highest))
+        return {side: None if bound is None else str(bound) for side, bound in sides}
+
     @classmethod
     def from_json(cls, kept: dict) -> Bounds:
         return cls(*(None if kept.get(side) is None else Decimal(kept[side])
                      for side in ("lowest", "highest")))  # fmt: skip
 
 
-def specifications_of(site: IntakeSite) -> dict[str, dict[str, dict[str, str | None]]]:
-    """The site's specifications as an entry keeps one, by crop (lower case) and parameter."""
+def _kept_specifications(site_id: int) -> dict[str, dict[str, dict[str, str | None]]]:
+    """The site's specifications now, as an entry keeps one, by crop (lower case) and parameter."""
     kept: dict[str, dict[str, dict[str, str | None]]] = {}
-    for specification in Specification.objects.filter(site=site):
-        kept.setdefault(specification.crop, {})[specification.parameter] = {
-            side: None if bound is None else str(bound)
-            for side, bound in (("lowest", specification.lowest),
-                                ("highest", specification.highest))
-        }  # fmt: skip
+    for specification in Specification.objects.filter(site_id=site_id):
+        bounds = Bounds(specification.lowest, specification.highest)
+        kept.setdefault(specification.crop, {})[specification.parameter] = bounds.as_json()
     return kept
 
 
-def _judged_against(site: IntakeSite, passport: object) -> dict[str, dict[str, str | None]]:
+def _judged_against(site_id: int, passport: object) -> dict[str, dict[str, str | None]]:
     """The site's specification of the passport's crop now, as its load's entry keeps it."""
-    return specifications_of(site).get(passport.crop_type.lower(), {})
+    return _kept_specifications(site_id).get(passport.crop_type.lower(), {})
 
 
 def record(
@@ -123,7 +124,7 @@ def record(
     """The load of `ticket` at `site`, come with `passport`, recorded with its figures and the
     passport's verdict as the look-up gave it now, judged against the site's specification of
     its crop now. Raises IntegrityError if the site has recorded the ticket already."""
-    specification = _judged_against(site, passport)
+    specification = _judged_against(site.pk, passport)
     with transaction.atomic():
         load = Load.objects.create(site=site, ticket=ticket, passport=passport,
                                    net_kg=figures.net_kg, decision=figures.decision)  # fmt: skip
@@ -163,7 +164,7 @@ def record_many(site: IntakeSite, recordings: list[Recording], *, by: str) -> li
     """Loads recorded as `record` records each, all in one transaction and a few statements (an
     upload's rows): each load with its first entry, or none of them. Raises IntegrityError if
     the site has recorded any of the tickets already (then none is recorded)."""
-    specifications = specifications_of(site)
+    specifications = _kept_specifications(site.pk)
     with transaction.atomic():
         made = Load.objects.bulk_create([
             Load(site=site, ticket=r.ticket, passport=r.passport, net_kg=r.figures.net_kg,
@@ -183,7 +184,7 @@ def record_many(site: IntakeSite, recordings: list[Recording], *, by: str) -> li
 def correct(load: Load, figures: Figures, *, by: str, reason: str) -> LoadEntry:
     """The load's figures corrected, with the reason, judged against the site's specification
     of its crop now: a new entry; the one before stays."""
-    specification = _judged_against(load.site, load.passport)
+    specification = _judged_against(load.site_id, load.passport)
     with transaction.atomic():
         entry = LoadEntry.objects.create(load=load, kind=LoadEntry.Kind.CORRECTED, by=by,
                                          words=reason, figures=figures.as_json(),
