@@ -59,7 +59,7 @@ def changes(before: Figures, after: Figures, crop: str) -> list[Change]:
         label = f"{parameter.label} ({parameter.unit})" if parameter.unit else parameter.label
         old, new = before.results.get(parameter.key), after.results.get(parameter.key)
         pairs.append((label, _number(old), _number(new)))
-    pairs.append(("Claims", _claims(before.claims, crop), _claims(after.claims, crop)))
+    pairs.append(("Claims", _claims(before, crop), _claims(after, crop)))
     return [Change(label, old, new) for label, old, new in pairs if old != new]
 
 
@@ -97,13 +97,17 @@ def _parameters(crop: str, before: Figures, after: Figures) -> list[quality.Para
     return known + [quality.Parameter(key, key, "", Decimal(0), Decimal(0)) for key in others]
 
 
-def _claims(claims: tuple[Claim, ...], crop: str) -> str:
-    if not claims:
+def _claims(figures: Figures, crop: str) -> str:
+    if not figures.claims:
         return NONE
-    return "; ".join(
-        f"{_parameter_label(crop, c.parameter)} £{c.rate} a tonne on {c.tonnes} t = £{c.total}"
-        for c in claims
-    )
+    return "; ".join(_claim(c, figures.net_tonnes, crop) for c in figures.claims)
+
+
+def _claim(claim: Claim, net_tonnes: Decimal, crop: str) -> str:
+    label, total = _parameter_label(crop, claim.parameter), claim.total(net_tonnes)
+    if claim.tonnes is None:
+        return f"{label} £{claim.rate} a tonne on the load's net {net_tonnes} t = £{total}"
+    return f"{label} £{claim.rate} a tonne on {claim.tonnes} t = £{total}"
 
 
 def _parameter_label(crop: str, key: str) -> str:

@@ -14,7 +14,6 @@ A passport with no load has them empty.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import Any
 
 from portal.intake import quality
@@ -63,8 +62,8 @@ def _latest_figures(loads: list[Load]) -> dict[int, Figures]:
 
 
 def _cells(load: Load, figures: Figures) -> tuple[object, ...]:
-    claimed = sum((claim.total for claim in figures.claims), Decimal("0.00"))
     return (
         load.site.name, load.ticket, figures.arrival, figures.net_kg, figures.decision.label,
-        "; ".join(figures.reasons), *(figures.results.get(p.key) for p in PARAMETERS), claimed,
+        "; ".join(figures.reasons), *(figures.results.get(p.key) for p in PARAMETERS),
+        figures.claimed,
     )  # fmt: skip

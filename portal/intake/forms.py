@@ -76,7 +76,8 @@ class LoadForm(forms.Form):
         load: Load | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(*args, **kwargs)
+        # Labels say what is asked whole ("Claim 1: on"), without Django's colon after them.
+        super().__init__(*args, label_suffix="", **kwargs)
         self.site, self.crop, self.loaded, self.load = site, crop, loaded, load
         self.parameters = quality.parameters_of(crop)
         for parameter in quality.ALL_PARAMETERS:
@@ -136,7 +137,8 @@ class LoadForm(forms.Form):
         cleaned = super().clean()
         self._check_weights(cleaned)
         self._check_results(cleaned)
-        self._check_decision(cleaned, self._claims(cleaned))
+        self._check_decision(cleaned)
+        self._kept_claims = self._claims(cleaned)
         return cleaned
 
     def _check_weights(self, cleaned: dict[str, Any]) -> None:
@@ -160,39 +162,40 @@ class LoadForm(forms.Form):
                 self.add_error(parameter.key, refusal)
 
     def _claims(self, cleaned: dict[str, Any]) -> list[Claim]:
+        """The claims given, each checked beside its fields; tonnes left blank stay blank (the
+        load's net tonnes, whatever a correction makes them)."""
         claims = []
-        for name, rate, tonnes in CLAIM_FIELDS:
+        for name, rate, tonnes in self._given_claims(cleaned):
             on, pounds, weight = cleaned.get(name), cleaned.get(rate), cleaned.get(tonnes)
-            if not on and pounds is None and weight is None:
-                continue
             if any(part in self.errors for part in (name, rate, tonnes)):
                 continue  # said already, beside its field
             if not on:
                 self.add_error(name, "Say which result the claim is on.")
             elif pounds is None:
                 self.add_error(rate, "Say the claim's rate in pounds a tonne.")
+            elif weight is not None and (net := self._net_tonnes(cleaned)) and weight > net:
+                self.add_error(tonnes, f"A claim is on at most the load's {net} tonnes.")
             else:
-                net = self._net_tonnes(cleaned)
-                if weight is not None and net is not None and weight > net:
-                    self.add_error(tonnes, f"A claim is on at most the load's {net} tonnes.")
-                elif weight is not None or net is not None:
-                    claims.append(Claim(on, pounds, weight if weight is not None else net))
+                claims.append(Claim(on, pounds, weight))
         return claims
 
-    def _check_decision(self, cleaned: dict[str, Any], claims: list[Claim]) -> None:
-        decision = cleaned.get("decision")
-        if decision == Decision.CLAIM and not claims and not self._claims_refused():
+    def _given_claims(self, cleaned: dict[str, Any]) -> list[tuple[str, str, str]]:
+        """The claims' fields of each claim with any part given (refused or not)."""
+        return [
+            names for names in CLAIM_FIELDS
+            if any(cleaned.get(part) not in (None, "") or part in self.errors for part in names)
+        ]  # fmt: skip
+
+    def _check_decision(self, cleaned: dict[str, Any]) -> None:
+        decision, claimed = cleaned.get("decision"), bool(self._given_claims(cleaned))
+        if decision == Decision.CLAIM and not claimed:
             self.add_error(
                 "claim_1_parameter", "A load accepted with a claim has at least one claim."
             )
-        if decision and decision != Decision.CLAIM and claims:
+        if decision and decision != Decision.CLAIM and claimed:
             self.add_error("decision", "Claims are made on a load accepted with a claim only.")
         if decision in (Decision.REDIRECTED, Decision.REJECTED) and not cleaned.get("reasons"):
             self.add_error("reasons", "Say why the load was redirected or rejected.")
-        self._kept_claims = claims
-
-    def _claims_refused(self) -> bool:
-        return any(name in self.errors for names in CLAIM_FIELDS for name in names)
 
     @staticmethod
     def _net_tonnes(cleaned: dict[str, Any]) -> Decimal | None:
@@ -229,7 +232,7 @@ def initial_of(figures: Figures) -> dict[str, object]:
         "reasons": list(figures.reasons), **figures.results,
     }  # fmt: skip
     for claim, (name, rate, tonnes) in zip(figures.claims, CLAIM_FIELDS, strict=False):
-        initial |= {name: claim.parameter, rate: claim.rate, tonnes: claim.tonnes}
+        initial |= {name: claim.parameter, rate: claim.rate, tonnes: claim.tonnes}  # None: blank
     return initial
 
 

@@ -19,15 +19,20 @@ from portal.passports.lookup import Verdict
 
 @dataclass(frozen=True)
 class Claim:
-    """A deduction on one parameter: its rate in pounds a tonne, on so many tonnes."""
+    """A deduction on one parameter: its rate in pounds a tonne, on so many tonnes, or (`tonnes`
+    None) on the load's net tonnes, whatever a correction makes them."""
 
     parameter: str
     rate: Decimal
-    tonnes: Decimal
+    tonnes: Decimal | None = None
 
-    @property
-    def total(self) -> Decimal:
-        return (self.rate * self.tonnes).quantize(Decimal("0.01"))
+    def tonnes_of(self, net_tonnes: Decimal) -> Decimal:
+        """The tonnes claimed on, of a load of `net_tonnes`."""
+        return net_tonnes if self.tonnes is None else self.tonnes
+
+    def total(self, net_tonnes: Decimal) -> Decimal:
+        """The claim in pounds, on a load of `net_tonnes`."""
+        return (self.rate * self.tonnes_of(net_tonnes)).quantize(Decimal("0.01"))
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,15 @@ class Figures:
     def net_kg(self) -> int:
         return self.gross_kg - self.tare_kg
 
+    @property
+    def net_tonnes(self) -> Decimal:
+        return Decimal(self.net_kg) / 1000
+
+    @property
+    def claimed(self) -> Decimal:
+        """The claims' total in pounds."""
+        return sum((claim.total(self.net_tonnes) for claim in self.claims), Decimal("0.00"))
+
     def as_json(self) -> dict[str, object]:
         kept = asdict(self)
         kept["arrival"] = self.arrival.isoformat()
@@ -56,9 +70,10 @@ class Figures:
         kept["results"] = {key: str(value) for key, value in self.results.items()}
         kept["reasons"] = list(self.reasons)
         kept["claims"] = [
-            {"parameter": c.parameter, "rate": str(c.rate), "tonnes": str(c.tonnes)}
+            {"parameter": c.parameter, "rate": str(c.rate),
+             "tonnes": None if c.tonnes is None else str(c.tonnes)}
             for c in self.claims
-        ]
+        ]  # fmt: skip
         return kept
 
     @classmethod
@@ -74,7 +89,11 @@ class Figures:
             results={key: Decimal(value) for key, value in kept.get("results", {}).items()},
             reasons=tuple(kept.get("reasons", ())),
             claims=tuple(
-                Claim(c["parameter"], Decimal(c["rate"]), Decimal(c["tonnes"]))
+                Claim(
+                    c["parameter"],
+                    Decimal(c["rate"]),
+                    None if c.get("tonnes") is None else Decimal(c["tonnes"]),
+                )
                 for c in kept.get("claims", ())
             ),
         )

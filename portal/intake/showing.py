@@ -81,10 +81,9 @@ def _shown(load: Load, history: list[LoadEntry]) -> ShownLoad:
     order = [p.key for p in quality.parameters_of(crop)]
     measured = sorted(figures.results.items(), key=lambda item: _place(order, item[0]))
     results = [_result(crop, key, value, specifications.get(key)) for key, value in measured]
-    claims = [_claim(crop, claim) for claim in figures.claims]
+    claims = [_claim(crop, claim, figures.net_tonnes) for claim in figures.claims]
     reasons = [quality.reason_label(key) for key in figures.reasons]
-    claimed = sum((claim.total for claim in figures.claims), Decimal("0.00"))
-    return ShownLoad(load, figures, results, claims, history, reasons, _written(claimed),
+    return ShownLoad(load, figures, results, claims, history, reasons, _written(figures.claimed),
                      open_query(history))  # fmt: skip
 
 
@@ -97,8 +96,9 @@ def _result(crop: str, key: str, value: Decimal, specification: Bounds | None) -
     return Result(label, measured, _in_words(specification, unit), specification.holds(value))
 
 
-def _claim(crop: str, claim: Claim) -> ShownClaim:
-    rate, tonnes, total = (_written(claim.rate), _written(claim.tonnes), _written(claim.total))
+def _claim(crop: str, claim: Claim, net_tonnes: Decimal) -> ShownClaim:
+    rate, tonnes = _written(claim.rate), _written(claim.tonnes_of(net_tonnes))
+    total = _written(claim.total(net_tonnes))
     return ShownClaim(_label(crop, claim.parameter), rate, tonnes, total)
 
 

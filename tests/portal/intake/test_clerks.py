@@ -360,6 +360,44 @@ def test_every_bad_value_is_said_beside_its_field_and_records_nothing(clerk, cha
     assert Load.objects.count() == 0 and LoadEntry.objects.count() == 0
 
 
+def test_weights_refused_with_a_claim_given_are_said_on_the_tare_only(clerk):
+    response = recorded(clerk, made_here(), gross_kg="12000", tare_kg="14500")
+    assert response.status_code == 400
+    assert "below the gross weight" in field_error(response, "tare_kg")
+    summary = re.search(r'<div class="error-summary".*?</ul>', response.content.decode(), re.S)[0]
+    assert summary.count("<li>") == 1
+    assert "at least one claim" not in text(response)
+
+
+def test_the_labels_have_no_colon_added_after_them(clerk):
+    page, _ = record_form(clerk, made_here())
+    html = page.content.decode()
+    for number in (1, 2, 3):
+        label = re.search(rf'<label for="id_claim_{number}_parameter"[^>]*>(.*?)</label>', html)
+        assert label[1] == f"Claim {number}: on"
+    assert re.search(r'<label for="id_gross_kg"[^>]*>Gross weight \(kg\)</label>', html)
+
+
+def test_a_claim_on_the_net_tonnes_stays_blank_and_follows_a_correction(clerk, site):
+    response = recorded(clerk, made_here())  # claim 1's tonnes left blank
+    load = Load.objects.get()
+    assert loads.latest_figures(load).claims[0].tonnes is None
+    correct = f"/intake/loads/{load.pk}/correct"
+    form = clerk.get(correct).content.decode()
+    assert re.search(r'<input[^>]*name="claim_1_tonnes"[^>]*>', form)[0].count("value=") == 0
+
+    lighter = good(gross_kg="43120", claim_1_tonnes="") | {"reason": "Gross read again"}
+    response = clerk.post(correct, lighter)
+    assert response.status_code == 303, field_error(response, "claim_1_tonnes")
+    assert loads.latest_figures(load).claims[0].tonnes is None
+    page = text(clerk.get(response["Location"]))
+    assert "Specific weight £2.50 a tonne 28.1 t £70.25" in page
+    assert (
+        "Claims: from Specific weight £2.50 a tonne on the load's net 29.1 t = £72.75 → to "
+        "Specific weight £2.50 a tonne on the load's net 28.1 t = £70.25"
+    ) in page
+
+
 def test_a_ticket_used_at_the_site_is_refused_on_the_ticket(clerk, site):
     a_load(site, "T-2001")
     response = recorded(clerk, made_here())

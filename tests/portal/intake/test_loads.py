@@ -27,7 +27,7 @@ def test_a_load_is_recorded_with_its_net_weight_decision_and_the_verdict_then(gr
     assert (entry.kind, entry.by, entry.verdict["valid"]) == ("recorded", "intake", True)
     kept = loads.latest_figures(load)
     assert kept == figures()
-    assert kept.claims[0].total == Decimal("72.75")  # £2.50 a tonne on 29.1 t
+    assert kept.claimed == Decimal("72.75")  # £2.50 a tonne on 29.1 t
 
 
 def test_a_ticket_is_recorded_once_at_a_site_and_again_at_another(grower):
@@ -112,3 +112,17 @@ def test_each_crop_of_the_issue_has_its_parameters():
         "screenings",
     }
     assert quality.parameters_of("Maize") == ()
+
+
+def test_a_claim_on_the_net_tonnes_is_kept_as_such_and_one_written_before_reads_as_it_was(grower):
+    on_the_net = loads.Claim("specific_weight", Decimal("2.50"))
+    load = a_load(a_site(), claims=(on_the_net,))
+    [entry] = load.entries.all()
+    assert entry.figures["claims"] == [
+        {"parameter": "specific_weight", "rate": "2.50", "tonnes": None}
+    ]
+    kept = loads.latest_figures(load)
+    assert kept.claims == (on_the_net,) and kept.claimed == Decimal("72.75")
+    written_before = a_load(a_site(name="Another", code="another")).entries.get()
+    assert written_before.figures["claims"][0]["tonnes"] == "29.10"
+    assert loads.Figures.from_json(written_before.figures).claims[0].tonnes == Decimal("29.10")
