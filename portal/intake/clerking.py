@@ -435,4 +435,4 @@ def load_page(load: Load) -> LoadPage:
     checked = None
     if first is not None and first.verdict:
         checked = Checked(load.passport, KeptVerdict.from_json(first.verdict))
-    return LoadPage(seen, checked, changes.history(seen.history, load.passport.crop_type))
+    return LoadPage(seen, checked, seen.steps)

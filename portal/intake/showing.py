@@ -9,7 +9,7 @@ from decimal import Decimal
 from itertools import groupby
 from operator import attrgetter
 
-from portal.intake import quality
+from portal.intake import changes, quality
 from portal.intake.loads import Bounds, Claim, Figures, figures_of, specification_of
 from portal.intake.models import Load, LoadEntry
 from portal.intake.queries import open_query
@@ -45,6 +45,7 @@ class ShownLoad:
     results: list[Result]
     claims: list[ShownClaim]
     history: list[LoadEntry]
+    steps: list[changes.Step]  # the history, each correction with what it changed
     reasons: list[str]
     claimed: str
     open_query: LoadEntry | None
@@ -83,8 +84,8 @@ def _shown(load: Load, history: list[LoadEntry]) -> ShownLoad:
     results = [_result(crop, key, value, specifications.get(key)) for key, value in measured]
     claims = [_claim(crop, claim, figures.net_tonnes) for claim in figures.claims]
     reasons = [quality.reason_label(key) for key in figures.reasons]
-    return ShownLoad(load, figures, results, claims, history, reasons, _written(figures.claimed),
-                     open_query(history))  # fmt: skip
+    return ShownLoad(load, figures, results, claims, history, changes.history(history, crop),
+                     reasons, _written(figures.claimed), open_query(history))  # fmt: skip
 
 
 def _result(crop: str, key: str, value: Decimal, specification: Bounds | None) -> Result:

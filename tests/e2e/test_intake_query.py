@@ -63,7 +63,7 @@ def test_on_a_phone_the_grower_queries_a_result_with_the_laboratory_s_certificat
     expect(page.get_by_role("status")).to_contain_text("Your query is sent to Stour Valley Grain")
     section = page.get_by_role("region", name="At intake")
     expect(section).to_contain_text("Query open")
-    history = section.locator(".intake-history li")
+    history = section.locator(".intake-history > li")
     expect(history).to_have_count(2)
     expect(history.nth(0)).to_contain_text("Recorded by intake")
     expect(history.nth(1)).to_contain_text("Queried by grower on")
@@ -118,7 +118,9 @@ def test_on_a_phone_the_clerk_answers_the_query(
     page.get_by_label("Your answer").fill("Retested: 72.6 kg/hl. The claim stands.")
     page.get_by_role("button", name="Stand by the result").click()
     expect(page.get_by_role("status")).to_contain_text("The grower sees that the result stands")
-    expect(page.locator(".intake-history li").nth(2)).to_contain_text("Result upheld by haulier on")
+    expect(page.locator(".intake-history > li").nth(2)).to_contain_text(
+        "Result upheld by haulier on"
+    )
     expect(page).to_have_url(f"{portal_url}/intake/loads/{load.pk}/")  # the load's page
     expect(page.get_by_role("heading", name="Query open")).to_have_count(0)
     no_sideways_scroll(page)

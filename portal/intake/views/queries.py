@@ -28,7 +28,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
-from portal.intake import access, queries
+from portal.intake import access, changes, queries
 from portal.intake.models import Load, LoadEntry
 from portal.lib.htmx import wants_fragment
 
@@ -119,12 +119,16 @@ def _query_sent(request: HttpRequest, load: Load, limit: CertificateLimit) -> Ht
 def _query_page(
     request: HttpRequest, load: Load, form: queries.QueryForm, status: int = 200
 ) -> HttpResponse:
-    history = list(load.entries.all())
-    context = {"load": load, "query_form": form, "history": history,
-               "open_query": queries.open_query(history),
-               "passport_page": _passport_page(load)}  # fmt: skip
+    context = _with_history(load) | {"query_form": form, "passport_page": _passport_page(load)}
     template = QUERY_FORM if wants_fragment(request) else QUERY_PAGE
     return render(request, template, context, status=status)
+
+
+def _with_history(load: Load) -> dict[str, object]:
+    """The load, its history with what each correction changed, and its query still open."""
+    history = list(load.entries.all())
+    return {"load": load, "steps": changes.history(history, load.passport.crop_type),
+            "open_query": queries.open_query(history)}  # fmt: skip
 
 
 def _passport_page(load: Load) -> str:
@@ -159,9 +163,7 @@ def answer(request: HttpRequest, load_id: int) -> HttpResponse:
 def _answer_page(
     request: HttpRequest, load: Load, form: queries.AnswerForm | None, status: int = 200
 ) -> HttpResponse:
-    history = list(load.entries.all())
-    context = {"load": load, "answer_form": form, "history": history,
-               "open_query": queries.open_query(history)}  # fmt: skip
+    context = _with_history(load) | {"answer_form": form}
     template = ANSWER_FORM if wants_fragment(request) else ANSWER_PAGE
     return render(request, template, context, status=status)
 

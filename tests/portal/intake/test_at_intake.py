@@ -36,9 +36,16 @@ def test_a_correction_shows_with_its_reason_and_the_record_before_it(grower):
     loads.correct(load, corrected, by="intake", reason="Tare of the wrong lorry")
     page = text(grower.get(f"/passports/{load.passport.short_code}/"))
     assert "Accepted Net weight 30,100 kg" in page
-    assert "Claims" not in page
+    assert "Specific weight £2.50 a tonne 29.10 t £72.75" not in page  # no claim now
     assert "Recorded by intake on" in page and "Corrected by intake on" in page
     assert page.index("Recorded by intake") < page.index("Tare of the wrong lorry")
+    for change in (
+        "Tare weight (kg): from 15,020 → to 14,020",
+        "Net weight (kg): from 29,100 → to 30,100",
+        "Decision: from Accepted with a claim → to Accepted",
+        "Claims: from Specific weight £2.50 a tonne on 29.10 t = £72.75 → to none",
+    ):
+        assert change in page  # what the correction changed, as the clerk's page says it
 
 
 def test_a_passport_without_a_load_recorded_says_nothing_of_intake(grower):
