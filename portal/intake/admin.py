@@ -5,17 +5,46 @@ record them."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from portal.intake import door
+from portal.intake import door, quality
 from portal.intake.models import IntakeSite, Load, LoadEntry, SiteToken, Specification
+
+
+class SpecificationForm(forms.ModelForm):
+    """A specification of one of the crop's parameters, chosen from the crop's (grouped by crop,
+    so that the list works without JavaScript); any other is refused, as it would match no
+    load's result."""
+
+    parameter = forms.ChoiceField(
+        choices=[("", "---------")] + [
+            (crop.capitalize(), [(p.key, p.label) for p in parameters])
+            for crop, parameters in quality.PARAMETERS.items()
+        ],
+        help_text="One of the crop's quality parameters, as the clerks' form records them.",
+    )  # fmt: skip
+
+    class Meta:
+        model = Specification
+        fields = ["crop", "parameter", "lowest", "highest"]
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean()
+        crop, key = cleaned.get("crop"), cleaned.get("parameter")
+        if crop and key and quality.parameter(crop, key) is None:
+            measured = ", ".join(p.label for p in quality.parameters_of(crop))
+            self.add_error("parameter", f"This parameter is not measured for {crop}: choose one "
+                                        f"of {measured}.")  # fmt: skip
+        return cleaned
 
 
 class SpecificationInline(admin.TabularInline):
     model = Specification
+    form = SpecificationForm
     extra = 1
     # Each record and correction keeps the specification it was judged against.
     verbose_name_plural = (

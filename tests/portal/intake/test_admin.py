@@ -3,6 +3,9 @@ made with its clerk and a specification; the loads recorded listed, to read only
 
 from __future__ import annotations
 
+import re
+from html import unescape
+
 import pytest
 
 from portal.audit.models import Event
@@ -37,6 +40,30 @@ def test_staff_make_a_site_with_its_clerk_and_a_specification_its_loads_are_judg
         "partner",
         {"of": "grower", "site": "stour-valley-sudbury", "change": "added"},
     )
+
+
+@pytest.mark.parametrize(
+    ("parameter", "words"),
+    [("Screenings %", "Select a valid choice. Screenings % is not one of the available choices."),
+     ("oil", "This parameter is not measured for wheat: choose one of Moisture, Specific weight, "
+             "Protein, Hagberg falling number, Admixture, Screenings.")],
+)  # fmt: skip
+def test_a_specification_is_of_one_of_its_crops_parameters_or_refused(staff, parameter, words):
+    adding = staff.get("/admin/intake/intakesite/add/").content.decode()
+    offered = re.search(r'<select name="specifications-0-parameter".*?</select>', adding, re.S)
+    assert '<optgroup label="Wheat">' in offered[0]
+    assert '<option value="screenings">Screenings</option>' in offered[0]
+    form = {
+        "name": "Stour Valley Grain, Sudbury", "buyer_business": "Stour Valley Grain Ltd",
+        "code": "stour-valley-sudbury",
+        "specifications-TOTAL_FORMS": "1", "specifications-INITIAL_FORMS": "0",
+        "specifications-0-crop": "wheat", "specifications-0-parameter": parameter,
+        "specifications-0-lowest": "", "specifications-0-highest": "2",
+    }  # fmt: skip
+    refused = staff.post("/admin/intake/intakesite/add/", form)
+    assert refused.status_code == 200
+    assert words in unescape(refused.content.decode())
+    assert not IntakeSite.objects.exists()
 
 
 def test_staff_read_the_loads_and_change_none(staff, grower):
