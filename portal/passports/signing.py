@@ -394,14 +394,25 @@ class Checked:
     @property
     def rows(self) -> list[Row]:
         """The essentials it carries, labelled as the passport labels them."""
+        return self.rows_known(None)
+
+    def rows_known(self, passport: records.CropPassport | None) -> list[Row]:
+        """The essentials it carries, with those cut or left out to fit the code given whole
+        from `passport` when it is the record this code was signed for (the service's record
+        now, looked up online); offline, or with a record changed since, they stay marked."""
+        whole = passport if passport is not None and self.matches(passport) else None
         shortened = self.reading.claims.get(SHORTENED)
         cut = set(shortened) if isinstance(shortened, list) else set()
         found = []
         for essential in ESSENTIALS:
             value = self._shown(essential)
-            if value or essential.claim in cut:
-                found.append(Row(essential.label, value, essential.claim in cut and bool(value),
-                                 essential.claim in cut and not value))  # fmt: skip
+            if essential.claim in cut and whole is not None:
+                value, fitted = str(_claim_value(essential, getattr(whole, essential.name))), False
+            else:
+                fitted = essential.claim in cut
+            if value or fitted:
+                found.append(Row(essential.label, value, fitted and bool(value),
+                                 fitted and not value))  # fmt: skip
         return found
 
     def _claim(self, essential: Essential) -> object:

@@ -78,6 +78,10 @@ def test_a_phone_opens_a_genuine_code_and_sees_its_essentials_and_the_claim_now(
     for label, value in (("Business name", "Hollowfield Farms Ltd"), ("Crop type", "Wheat"),
                          ("Loading date", "21 August 2026"), ("Status", "Valid")):  # fmt: skip
         expect(signed.locator(".row", has_text=label)).to_contain_text(value)
+    for label, value in (("Certifier", "Meridian Farm Certification Ltd"),
+                         ("Membership number", "CCSB-204817")):  # fmt: skip
+        expect(signed.locator(".row", has_text=label)).to_contain_text(value)  # online, whole
+    expect(signed).not_to_contain_text("Left out to fit the code")
     now = phone.get_by_role("region", name="The claim now")
     expect(now.locator(".verdict-valid")).to_contain_text("✓ Valid")
     no_sideways_scroll(phone)

@@ -34,12 +34,13 @@ KEYS_KEEP_SECONDS = 60 * 60  # a new key is published before it signs (docs/oper
 @never_cache
 def signed_check(request: HttpRequest, payload: str) -> HttpResponse:
     checked = signing.check(payload.removesuffix("/"))
-    looked_up = same_record = None
+    looked_up = same_record = passport = None
     if checked.is_genuine and checked.short_code:
         looked_up = look_up_now(request, checked.short_code)
         passport = looked_up.verdict and looked_up.verdict.passport
         same_record = checked.matches(passport) if passport else None
-    context = {"checked": checked, "looked_up": looked_up, "same_record": same_record,
+    context = {"checked": checked, "rows": checked.rows_known(passport or None),
+               "looked_up": looked_up, "same_record": same_record,
                "checker": checker_config()}  # fmt: skip
     status = 400 if checked.state is State.MALFORMED else 200
     return render(request, "passports/signed.html", context, status=status)

@@ -191,6 +191,12 @@ def test_what_does_not_fit_gives_way_certifier_first_then_membership_then_variet
     shown = {row.label: row.value for row in checked.rows if not row.left_out}
     assert shown["Business name"] == "Hollowfield Farms Ltd"
     assert shown["Crop type"] == "Wheat"
+    online = checked.rows_known(PASSPORT)  # the record it was signed for, looked up
+    assert not [row for row in online if row.left_out or row.shortened]
+    whole = {row.label: row.value for row in online}
+    assert (whole["Variety"], whole["Certifier"]) == (PASSPORT.variety, PASSPORT.certifier_name)
+    changed = records.CropPassport(**{**_fields(PASSPORT), "variety": "Skyfall"})
+    assert checked.rows_known(changed) == checked.rows  # a record changed since: as signed
 
 
 def test_a_long_business_name_is_cut_to_what_fits_and_said_to_be():
