@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     sign_in,
     submit_sign_in,
 )
+from tests.portal.intake.builders import a_clerk, a_site
 
 pytestmark = pytest.mark.browser
 
@@ -134,7 +135,7 @@ def test_on_a_phone_the_menu_opens_and_closes_with_the_keyboard(
     expect(main_menu(page).get_by_role("link", name="Home", exact=True)).to_be_hidden()
     page.keyboard.press("Tab")  # past the closed menu, to the page
     role, name, _ = as_announced(page)
-    assert role == "link" and name.startswith("Read the standards")
+    assert role == "link" and name.startswith("Create a crop passport")  # the grower's first
     assert_accessible(page)
 
 
@@ -183,3 +184,29 @@ def test_on_a_wide_screen_the_header_shows_every_link_and_no_menu_button(
         reached.append(page.evaluate("document.activeElement.textContent.trim()"))
     assert set(LINKED) <= set(reached), reached
     assert_accessible(page)
+
+
+@pytest.mark.parametrize(
+    ("who", "offered", "not_offered"),
+    [("intake", ["Intake at Stour Valley Grain, Sudbury", "Look up a passport"],
+      ["Create a crop passport", "Your passports"]),
+     ("grower", ["Create a crop passport", "Your passports", "Look up a passport"],
+      ["Intake at Stour Valley Grain, Sudbury"])],
+)  # fmt: skip
+def test_each_persons_home_offers_what_they_can_do(
+    watched_context: Callable[..., BrowserContext], portal_url: str, who, offered, not_offered
+):
+    a_clerk("intake", a_site())  # the demo clerk: no memberships
+    page = watched_context(**PHONE).new_page()
+    sign_in(page, portal_url, who, f"{who}-demo-pass")
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Welcome, {who}")
+    tasks = page.get_by_role("main").locator(".tasks")
+    for name in offered:
+        expect(tasks.get_by_role("link", name=name)).to_be_visible()
+    for name in not_offered:
+        expect(tasks.get_by_role("link", name=name)).to_have_count(0)
+    no_sideways_scroll(page)
+    assert_accessible(page)
+    if who == "intake":
+        tasks.get_by_role("link", name="Intake at Stour Valley Grain, Sudbury").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Stour Valley Grain, Sudbury")

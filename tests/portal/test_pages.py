@@ -13,6 +13,8 @@ from django.test import Client
 
 from portal.assurance import service
 from tests.portal.accounts.helpers import replace_view, sign_in
+from tests.portal.intake.builders import a_clerk, a_site
+from tests.portal.passports.helpers import text
 
 pytestmark = pytest.mark.django_db
 
@@ -45,6 +47,47 @@ class TestHome:
         assert 'id="memberships"' in content
         assert 'hx-get="/memberships/"' in content
         assert '<a href="/memberships/">' in content
+
+
+GROWERS_TASKS = ("Create a crop passport", "Your passports")
+INTAKE = "Intake at Stour Valley Grain, Sudbury"
+
+
+@pytest.mark.parametrize(
+    ("username", "clerk", "offered", "not_offered"),
+    [("grower", False, GROWERS_TASKS, (INTAKE,)),
+     ("intake", True, (INTAKE, "Look up a passport"), GROWERS_TASKS),
+     ("grower", True, (*GROWERS_TASKS, INTAKE), ()),
+     ("haulier", False, ("Look up a passport", "Check a day's loads"), (*GROWERS_TASKS, INTAKE))],
+    ids=["grower", "clerk", "grower-and-clerk", "neither"],
+)  # fmt: skip
+def test_the_home_offers_what_its_user_can_do(
+    client, upstream_sandbox, username, clerk, offered, not_offered
+):
+    if clerk:
+        a_clerk(username, a_site())
+    sign_in(client, username)
+    page = text(client.get("/"))
+    for task in offered:
+        assert task in page, task
+    for task in not_offered:
+        assert task not in page, task
+    if clerk:
+        assert 'href="/intake/sites/stour-valley-sudbury/"' in client.get("/").content.decode()
+
+
+def test_the_home_offers_the_growers_tasks_when_the_service_cannot_say(
+    client, upstream_sandbox, settings
+):
+    sign_in(client, "haulier")
+    settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"
+    service.client.cache_clear()
+    try:
+        response = client.get("/")
+    finally:
+        service.client.cache_clear()
+    assert response.status_code == 200
+    assert "Create a crop passport" in text(response)  # its page says what is wrong
 
 
 def service_memberships(sandbox, username: str) -> list[dict]:
