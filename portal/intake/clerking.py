@@ -307,9 +307,12 @@ class Recording:
 
 
 def record_form(site: IntakeSite, checked: Checked) -> Recording:
-    """The empty form for a load of the passport checked, arrived now."""
+    """The empty form for a load of the passport checked, arrived now, in the vehicle the
+    passport names (when it names one)."""
     now = timezone.localtime().strftime("%Y-%m-%d %H:%M")
-    form = ClerkLoadForm(initial={"arrival": now}, **_made_for(site, checked.passport))
+    vehicle = checked.passport.crop_passport.vehicle_registration or ""
+    form = ClerkLoadForm(initial={"arrival": now, "vehicle": vehicle},
+                         **_made_for(site, checked.passport))  # fmt: skip
     return Recording(site, checked, form)
 
 

@@ -19,7 +19,7 @@ from django.core.validators import RegexValidator
 from django.utils import timezone
 
 from portal.intake import quality
-from portal.intake.loads import Claim, Figures, latest_figures
+from portal.intake.loads import Claim, Figures, latest_figures, specification_now
 from portal.intake.models import Decision, IntakeSite, Load
 from portal.passports import intake
 from portal.passports.forms import CHARACTERS_A_CODE, ScoreField, WholeNumberField
@@ -265,13 +265,26 @@ class CodeForm(forms.Form):
 class ClerkLoadForm(LoadForm):
     """The load's form as a clerk fills it in, on a phone too: the decision and its reasons as
     options to tick, and each number typed on the keypad; its fields grouped as the
-    weighbridge and the laboratory give them."""
+    weighbridge and the laboratory give them, each result with the site's specification
+    beside it. A load accepted with a result out of the specification is not refused: the
+    clerk is warned, and ticks "Accepted all the same" to record it so."""
 
     WEIGHBRIDGE = ("ticket", "arrival", "vehicle", "gross_kg", "tare_kg")
     SAMPLE = ("sample_reference", "sample_kept_days")
 
+    accepted_all_the_same = forms.BooleanField(
+        label="Accepted all the same", required=False,
+        help_text="Tick to record the load as accepted with a result out of specification.",
+    )  # fmt: skip
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.specification = specification_now(self.site, self.crop)
+        for parameter in self.parameters:
+            if bounds := self.specification.get(parameter.key):
+                self.fields[
+                    parameter.key
+                ].help_text = f"The site's specification: {bounds.in_words(parameter.unit)}."
         decision, reasons = self.fields["decision"], self.fields["reasons"]
         decision.widget = forms.RadioSelect(choices=decision.choices)
         reasons.widget = forms.CheckboxSelectMultiple(choices=reasons.choices)
@@ -286,6 +299,34 @@ class ClerkLoadForm(LoadForm):
     @property
     def weighbridge_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.WEIGHBRIDGE]
+
+    @property
+    def asks_to_accept_all_the_same(self) -> bool:
+        """Whether the form shows "Accepted all the same": once it warned, or was ticked."""
+        return "accepted_all_the_same" in self.errors or bool(
+            self.is_bound and self.data.get("accepted_all_the_same")
+        )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        accepted = cleaned.get("decision") == Decision.ACCEPTED
+        outside = self._outside_specification(cleaned) if accepted else []
+        if outside and not cleaned.get("accepted_all_the_same"):
+            self.add_error("accepted_all_the_same", (
+                f"Out of the site's specification: {'; '.join(outside)}. Tick \"Accepted all "
+                "the same\" to record the load as accepted, or choose another decision."
+            ))  # fmt: skip
+        return cleaned
+
+    def _outside_specification(self, cleaned: dict[str, Any]) -> list[str]:
+        """Each result given that is out of the site's specification, in words."""
+        outside = []
+        for parameter in self.parameters:
+            value, bounds = cleaned.get(parameter.key), self.specification.get(parameter.key)
+            if value is not None and bounds is not None and not bounds.holds(value):
+                outside.append(f"{parameter.label} {value} {parameter.unit} "
+                               f"({bounds.in_words(parameter.unit)})")  # fmt: skip
+        return outside
 
     @property
     def sample_fields(self) -> list[forms.BoundField]:

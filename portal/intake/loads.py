@@ -113,6 +113,15 @@ class Bounds:
             self.highest is None or value <= self.highest
         )
 
+    def in_words(self, unit: str) -> str:
+        """The specification as a person says it: "76 kg/hl or more", "" without bounds."""
+        low, high = (_plain(self.lowest), _plain(self.highest))
+        if low and high:
+            return f"{low} to {high} {unit}"
+        if low:
+            return f"{low} {unit} or more"
+        return f"at most {high} {unit}" if high else ""
+
     def as_json(self) -> dict[str, str | None]:
         sides = (("lowest", self.lowest), ("highest", self.highest))
         return {side: None if bound is None else str(bound) for side, bound in sides}
@@ -121,6 +130,17 @@ class Bounds:
     def from_json(cls, kept: dict) -> Bounds:
         return cls(*(None if kept.get(side) is None else Decimal(kept[side])
                      for side in ("lowest", "highest")))  # fmt: skip
+
+
+def _plain(value: Decimal | None) -> str:
+    """A number as a person writes it: 76, 2.5 (not 76.00, nor 7.6E+1)."""
+    return "" if value is None else format(value.normalize(), "f")
+
+
+def specification_now(site: IntakeSite, crop: str) -> dict[str, Bounds]:
+    """The site's specification of `crop` now, by parameter, as a load recorded now is judged."""
+    kept = _kept_specifications(site.pk).get(crop.strip().lower(), {})
+    return {parameter: Bounds.from_json(bounds) for parameter, bounds in kept.items()}
 
 
 def _kept_specifications(site_id: int) -> dict[str, dict[str, dict[str, str | None]]]:

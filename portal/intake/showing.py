@@ -94,7 +94,7 @@ def _result(crop: str, key: str, value: Decimal, specification: Bounds | None) -
     measured = f"{_written(value)} {unit}"
     if specification is None:
         return Result(label, measured, "", None)
-    return Result(label, measured, _in_words(specification, unit), specification.holds(value))
+    return Result(label, measured, specification.in_words(unit), specification.holds(value))
 
 
 def _claim(crop: str, claim: Claim, net_tonnes: Decimal) -> ShownClaim:
@@ -113,20 +113,6 @@ def _label(crop: str, key: str) -> str:
     return parameter.label if parameter else key
 
 
-def _in_words(specification: Bounds, unit: str) -> str:
-    low, high = (_plain(specification.lowest), _plain(specification.highest))
-    if low and high:
-        return f"{low} to {high} {unit}"
-    if low:
-        return f"{low} {unit} or more"
-    return f"at most {high} {unit}" if high else ""
-
-
 def _written(value: Decimal) -> str:
     """A figure as it was given: 2.50, 29.10 (as a template writes a Decimal)."""
     return format(value, "f")
-
-
-def _plain(value: Decimal | None) -> str:
-    """A number as a person writes it: 76, 2.5 (not 76.00, nor 7.6E+1)."""
-    return "" if value is None else format(value.normalize(), "f")

@@ -7,6 +7,7 @@ does). axe-core on each page (with JavaScript: it runs in the page)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -69,6 +70,10 @@ def test_a_clerk_records_a_load_from_the_intake_check_and_corrects_it(
     no_sideways_scroll(page)
     checked()
 
+    expect(page.get_by_label("Specific weight (kg/hl)")).to_have_accessible_description(
+        "The site's specification: 76 kg/hl or more."
+    )
+    expect(page.get_by_text("Claim 1: on", exact=True)).to_be_visible()  # no colon after it
     fills_in_the_load(page)
     page.get_by_label("Tare weight (kg)").fill("50000")  # above the gross: refused
     page.get_by_role("button", name="Record the load").click()
@@ -104,6 +109,20 @@ def test_a_clerk_records_a_load_from_the_intake_check_and_corrects_it(
     page.get_by_label("Why the record is corrected").fill("Tare of the wrong lorry")
     no_sideways_scroll(page)
     checked()
+    page.get_by_role("button", name="Correct the record").click()
+    # accepted with specific weight out of specification: a warning to confirm, not a refusal
+    confirm = page.get_by_label("Accepted all the same")
+    expect(confirm).to_have_accessible_description(
+        re.compile(
+            r"Out of the site's specification: Specific weight 72\.5 kg/hl \(76 kg/hl or more\)"
+        )
+    )
+    expect(page.get_by_label("Why the record is corrected")).to_have_value(
+        "Tare of the wrong lorry"
+    )
+    no_sideways_scroll(page)
+    checked()
+    confirm.check()
     page.get_by_role("button", name="Correct the record").click()
 
     expect(page.get_by_role("status")).to_contain_text("Corrected: ticket T-3001.")

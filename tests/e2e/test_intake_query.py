@@ -109,6 +109,14 @@ def test_on_a_phone_the_clerk_answers_the_query(
     page.goto(f"{portal_url}/intake/loads/{load.pk}/answer")
     expect(page.get_by_role("heading", name="Query open")).to_be_visible()
     expect(page.locator("blockquote")).to_have_text(WHY)
+    expect(page.get_by_role("button", name="Stand by the result")).to_have_accessible_description(
+        "Stand by the result tells the grower that the result stands as recorded, with your "
+        'words as why ("Result upheld" in the history), and closes the query.'
+    )
+    expect(page.get_by_role("button", name="Answer", exact=True)).to_have_accessible_description(
+        "Answer sends your words to the grower as the site's answer (your explanation, or what "
+        "you will do), and closes the query."
+    )
     no_sideways_scroll(page)
     assert_accessible(page)
 

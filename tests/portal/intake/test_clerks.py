@@ -10,6 +10,7 @@ import re
 from datetime import datetime, timedelta
 from html import unescape
 
+import msgspec
 import pytest
 import time_machine
 from django.test import Client
@@ -24,7 +25,12 @@ from tests.demo import WENHAM
 from tests.portal.accounts.helpers import signed_in, upstream_calls
 from tests.portal.intake.builders import a_clerk, a_load, a_site
 from tests.portal.passports.helpers import signed_address, suspended, text
-from tests.portal.passports.made import made_elsewhere, made_here, wenham_made_here
+from tests.portal.passports.made import (
+    SOME_OF_THE_LOAD,
+    made_elsewhere,
+    made_here,
+    wenham_made_here,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -205,6 +211,43 @@ def test_the_code_is_checked_and_the_record_form_shows_the_passport_and_its_verd
     assert "Specific weight (kg/hl)" in page  # the wheat's results
     assert "Oil (%)" not in page
     assert "Record the load" in page
+
+
+def test_the_record_form_shows_the_sites_specification_beside_each_result(clerk):
+    response, _ = record_form(clerk, made_here())
+    html = response.content.decode()
+    helped = re.search(r'<div class="helptext" id="id_specific_weight_helptext">(.*?)</div>',
+                       html, re.S)  # fmt: skip
+    assert helped and helped[1].strip() == "The site's specification: 76 kg/hl or more."
+    assert re.search(r'name="specific_weight"[^>]*aria-describedby="id_specific_weight_helptext',
+                     html)  # fmt: skip
+    assert 'id="id_moisture_helptext"' not in html  # the site has no specification of it
+
+
+def test_the_vehicle_is_filled_in_from_the_passport_where_it_names_one(clerk):
+    with_a_vehicle = msgspec.structs.replace(SOME_OF_THE_LOAD, vehicle_registration="AE24 KTV")
+    response, _ = record_form(clerk, made_here(with_a_vehicle))
+    assert re.search(r'<input[^>]*name="vehicle"[^>]*value="AE24 KTV"', response.content.decode())
+    response, _ = record_form(clerk, made_here())  # none named
+    assert not re.search(r'<input[^>]*name="vehicle"[^>]*value=', response.content.decode())
+
+
+def test_accepted_out_of_specification_is_warned_of_and_recorded_once_confirmed(clerk):
+    accepted = {"decision": "accepted", "reasons": None, "claim_1_parameter": None,
+                "claim_1_rate": None}  # fmt: skip
+    _, passport = record_form(clerk, made_here())
+    warned = clerk.post(RECORD, good(**accepted) | {"passport": passport})
+    assert warned.status_code == 400
+    assert ("Out of the site's specification: Specific weight 72.5 kg/hl (76 kg/hl or more). "
+            'Tick "Accepted all the same" to record the load as accepted, or choose another '
+            "decision.") in field_error(warned, "accepted_all_the_same")  # fmt: skip
+    assert Load.objects.count() == 0
+    confirmed = clerk.post(RECORD, good(**accepted, accepted_all_the_same="on")
+                           | {"passport": passport})  # fmt: skip
+    assert confirmed.status_code == 303
+    assert Load.objects.get().decision == Decision.ACCEPTED
+    within = good(ticket="T-2002", specific_weight="77", **accepted)
+    assert clerk.post(RECORD, within | {"passport": passport}).status_code == 303  # no warning
 
 
 def test_a_scanned_look_up_address_is_read_as_its_code(clerk):
@@ -444,7 +487,7 @@ def test_a_correction_is_prefilled_needs_a_reason_and_shows_in_the_history(clerk
 
     changed = good(ticket="T-9", arrival="2026-09-03 11:15", tare_kg="14020", moisture=None,
                    decision="accepted", reasons=None, claim_1_parameter=None,
-                   claim_1_rate=None)  # fmt: skip
+                   claim_1_rate=None, accepted_all_the_same="on")  # fmt: skip
     refused = clerk.post(correct, changed)
     assert refused.status_code == 400
     assert "Say why the record is corrected." in field_error(refused, "reason")

@@ -249,6 +249,16 @@ def test_the_clerk_sees_the_open_query_with_its_certificate(load, clerk):
     assert "Query open" in page and WHY in text_of(page)
     assert f'href="/intake/loads/{load.pk}/certificate/{entry.pk}"' in page
     assert 'value="stand-by"' in page and 'value="answer"' in page
+    said = text_of(page)
+    assert (
+        "Answer sends your words to the grower as the site's answer (your explanation, or "
+        "what you will do), and closes the query."
+    ) in said
+    assert (
+        "Stand by the result tells the grower that the result stands as recorded, with "
+        'your words as why ("Result upheld" in the history), and closes the query.'
+    ) in said
+    assert f'aria-describedby="answer-{load.pk}-stands"' in page
 
 
 def test_with_htmx_a_refused_answer_comes_back_in_place(load, clerk):
