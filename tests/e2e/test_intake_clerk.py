@@ -83,6 +83,7 @@ def test_a_clerk_records_a_load_from_the_intake_check_and_corrects_it(
     expect(tare).to_have_accessible_description(
         "The tare weight is the empty vehicle's: it is below the gross weight."
     )
+    expect(page.get_by_role("alert").get_by_role("listitem")).to_have_count(1)  # the tare only
     no_sideways_scroll(page)
     checked()
     tare.fill("15020")
@@ -100,6 +101,7 @@ def test_a_clerk_records_a_load_from_the_intake_check_and_corrects_it(
     page.get_by_role("link", name="Correct the record").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Correct ticket T-3001")
     expect(page.get_by_label("Tare weight (kg)")).to_have_value("15020")
+    expect(page.get_by_label("Claim 1: tonnes")).to_have_value("")  # left blank: the net's
     page.get_by_label("Tare weight (kg)").fill("14020")
     page.get_by_label("Accepted", exact=True).check()
     page.get_by_label("Specific weight below specification").uncheck()
