@@ -19,7 +19,7 @@ from django.core.validators import RegexValidator
 from django.utils import timezone
 
 from portal.intake import quality
-from portal.intake.loads import Claim, Figures, latest_figures, specification_now
+from portal.intake.loads import Bounds, Claim, Figures, latest_figures, specification_now
 from portal.intake.models import Decision, IntakeSite, Load
 from portal.passports import intake
 from portal.passports.forms import CHARACTERS_A_CODE, ScoreField, WholeNumberField
@@ -279,12 +279,6 @@ class ClerkLoadForm(LoadForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.specification = specification_now(self.site, self.crop)
-        for parameter in self.parameters:
-            if bounds := self.specification.get(parameter.key):
-                self.fields[
-                    parameter.key
-                ].help_text = f"The site's specification: {bounds.in_words(parameter.unit)}."
         decision, reasons = self.fields["decision"], self.fields["reasons"]
         decision.widget = forms.RadioSelect(choices=decision.choices)
         reasons.widget = forms.CheckboxSelectMultiple(choices=reasons.choices)
@@ -295,6 +289,17 @@ class ClerkLoadForm(LoadForm):
             elif name in ("ticket", "vehicle", "sample_reference"):
                 field.widget.attrs.update(autocapitalize="characters", autocomplete="off",
                                           spellcheck="false")  # fmt: skip
+        self.specification = specification_now(self.site, self.crop)
+        self._show_specification()
+
+    def _show_specification(self) -> None:
+        """The site's specification beside each result it has one of: in words, and its bounds
+        for the page's script to judge what is typed."""
+        for parameter in self.parameters:
+            if bounds := self.specification.get(parameter.key):
+                field = self.fields[parameter.key]
+                field.help_text = f"The site's specification: {bounds.in_words(parameter.unit)}."
+                field.widget.attrs.update(_bounds_attributes(bounds))
 
     @property
     def weighbridge_fields(self) -> list[forms.BoundField]:
@@ -331,6 +336,12 @@ class ClerkLoadForm(LoadForm):
     @property
     def sample_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.SAMPLE]
+
+
+def _bounds_attributes(bounds: Bounds) -> dict[str, str]:
+    """A specification's bounds on its field, for the page's script to judge what is typed."""
+    sides = (("data-lowest", bounds.lowest), ("data-highest", bounds.highest))
+    return {name: format(bound, "f") for name, bound in sides if bound is not None}
 
 
 class CorrectionForm(ClerkLoadForm):

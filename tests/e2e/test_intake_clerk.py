@@ -75,6 +75,12 @@ def test_a_clerk_records_a_load_from_the_intake_check_and_corrects_it(
     )
     expect(page.get_by_text("Claim 1: on", exact=True)).to_be_visible()  # no colon after it
     fills_in_the_load(page)
+    if javascript:  # said as the clerk types
+        weight = page.locator(".field", has=page.get_by_label("Specific weight (kg/hl)"))
+        expect(weight.locator(".spec-mark")).to_have_text("✗ Out of the site's specification.")
+        page.get_by_label("Specific weight (kg/hl)").fill("76.5")
+        expect(weight.locator(".spec-mark")).to_have_text("✓ Within the site's specification.")
+        page.get_by_label("Specific weight (kg/hl)").fill("72.5")
     page.get_by_label("Tare weight (kg)").fill("50000")  # above the gross: refused
     page.get_by_role("button", name="Record the load").click()
     expect(page.get_by_role("alert")).to_contain_text("Nothing was recorded.")

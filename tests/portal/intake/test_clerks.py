@@ -219,8 +219,9 @@ def test_the_record_form_shows_the_sites_specification_beside_each_result(clerk)
     helped = re.search(r'<div class="helptext" id="id_specific_weight_helptext">(.*?)</div>',
                        html, re.S)  # fmt: skip
     assert helped and helped[1].strip() == "The site's specification: 76 kg/hl or more."
-    assert re.search(r'name="specific_weight"[^>]*aria-describedby="id_specific_weight_helptext',
-                     html)  # fmt: skip
+    field = re.search(r'<input[^>]*name="specific_weight"[^>]*>', html)[0]
+    assert 'aria-describedby="id_specific_weight_helptext' in field
+    assert 'data-lowest="76.00"' in field and "data-highest" not in field  # for the script
     assert 'id="id_moisture_helptext"' not in html  # the site has no specification of it
 
 
