@@ -500,6 +500,7 @@ LOGGING = {
         "no_look_ups": {"()": "portal.passports.logs.LeaveOutLookUps"},
         "request_id": {"()": "portal.operations.logs.WithRequestId"},
         "no_readiness": {"()": "portal.operations.logs.LeaveOutReadiness"},
+        "refusals_in_one_line": {"()": "portal.operations.logs.RefusalsInOneLine"},
     },
     "handlers": {
         "console": {
@@ -512,7 +513,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "portal": {"level": env_str("PORTAL_LOG_LEVEL", "INFO")},
-        "django.request": {"filters": ["no_look_ups", "no_readiness", "short_codes"]},
+        "django.request": {
+            "filters": ["no_look_ups", "no_readiness", "refusals_in_one_line", "short_codes"]
+        },
         "urllib3.connectionpool": {"filters": ["short_codes"]},
     },
 }
