@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 
 from portal.accounts.models import Preferences
 from portal.intake import loads, notifying
@@ -91,10 +92,11 @@ def test_a_correction_is_mailed_with_its_reason(grower_mailed, mail_server):
     assert mail.message["Subject"] == f"Passport {code} corrected: Accepted, 30,100 kg"
     body = mail.body("plain").replace("\r\n", "\n")
     assert "corrected the record of the load of passport" in body
+    at = f"{timezone.localtime(load.entries.get(kind='corrected').at):%H:%M}"
     assert (
-        "Decision: Accepted\nNet weight: 30,100 kg\nWhy it was corrected: Tare of the wrong lorry"
-        in body
-    )
+        f"Decision: Accepted\nNet weight: 30,100 kg\n\nWhy it was corrected at {at}: "
+        "Stour Valley Grain, Sudbury wrote:\n> Tare of the wrong lorry\n"
+    ) in body
 
 
 def test_a_query_answer_or_standing_by_is_not_mailed(grower_mailed):
@@ -125,15 +127,17 @@ def test_none_is_mailed_where_the_portal_knows_no_address_of_the_makers(grower, 
     assert not Job.objects.filter(kind=KIND).exists() and not ResultMail.objects.exists()
 
 
-def test_it_is_sent_once_the_recording_commits_and_never_for_one_undone(
-    grower_mailed, django_capture_on_commit_callbacks, monkeypatch
+def test_it_is_sent_a_while_after_the_recording_commits_and_never_for_one_undone(
+    grower_mailed, django_capture_on_commit_callbacks, monkeypatch, settings
 ):
-    sent_to_workers: list[int] = []
-    monkeypatch.setattr(notifying.result_mail, "delay", sent_to_workers.append)
+    settings.PORTAL_INTAKE_MAIL_WAIT_SECONDS = 45
+    sent_to_workers: list[tuple[int, int]] = []
+    queued = lambda job, countdown: sent_to_workers.append((*job, countdown))  # noqa: E731
+    monkeypatch.setattr(notifying.result_mail, "apply_async", queued)
     with django_capture_on_commit_callbacks(execute=True):
         a_load(a_site())
         assert sent_to_workers == []
-    assert sent_to_workers == [mail_job().pk]
+    assert sent_to_workers == [(mail_job().pk, 45)]
     site = a_site(code="another-site")
     with pytest.raises(RuntimeError), transaction.atomic():
         a_load(site, "T-2")
