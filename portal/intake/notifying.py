@@ -85,7 +85,7 @@ def queue_mail(entry: LoadEntry) -> ResultMail | None:
     waiting = (
         ResultMail.objects.select_for_update(of=("self",))
         .filter(load=load, recipient=address, sent=None)
-        .filter(Q(job=None) | Q(job__state__in=(Job.State.QUEUED, Job.State.RUNNING)))
+        .filter(Q(queued=None) | Q(job__state__in=(Job.State.QUEUED, Job.State.RUNNING)))
         .first()
     )
     if waiting is not None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from portal.accounts.models import Preferences
@@ -186,3 +187,33 @@ def test_a_failed_mail_is_retried_by_its_owner_or_by_staff(grower_mailed, mail_s
     assert actions.retry_as_staff(job)  # it kept no credentials, and needs none
     assert run(job).state == Job.State.DONE
     assert len(mail_server.wait_for(1)) == 1
+
+
+@pytest.mark.django_db(transaction=True)  # migrations run as `migrate` runs them
+def test_mails_made_before_they_were_gathered_keep_what_they_told(grower_mailed, mail_server):
+    """Migration 0007: a mail of before is its entry's load's, queued when it was made; one
+    sent told its entry, so the load's next mail tells only what changed since."""
+    site = a_site()
+    load = a_load(site)
+    ResultMail.objects.all().delete()
+    Job.objects.filter(kind=KIND).delete()
+    executor = MigrationExecutor(connection)
+    executor.migrate([("intake", "0006_entries_keep_their_specification")])
+    try:
+        before = executor.loader.project_state(
+            [("intake", "0006_entries_keep_their_specification")]
+        ).apps
+        before.get_model("intake", "ResultMail").objects.create(
+            entry_id=load.entries.get().pk, recipient="grower@example.com",
+            sent="2026-09-03T10:20:00Z", message_id="<1@portal.example>",
+        )  # fmt: skip
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+    kept = ResultMail.objects.get()
+    assert kept.load == load and kept.queued == kept.created
+    assert kept.told_up_to == load.entries.get()
+    corrected = figures(tare_kg=14_020, decision=Decision.ACCEPTED, claims=(), reasons=())
+    loads.correct(load, corrected, by="intake", reason="Tare of the wrong lorry")
+    body = sent_mail(mail_server).body("plain")
+    assert "corrected the record" in body and "gathers" not in body  # the correction alone
