@@ -163,6 +163,15 @@ SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
 # recipient may be sent in a day, by everyone together.
 PORTAL_MAILS_PER_USER_PER_HOUR = max(1, env_int("PORTAL_MAILS_PER_USER_PER_HOUR", 20))
 PORTAL_MAILS_PER_RECIPIENT_PER_DAY = max(1, env_int("PORTAL_MAILS_PER_RECIPIENT_PER_DAY", 20))
+# The mail of intake results (portal.intake.notifying): a load's changes within this many
+# seconds of the first go in one mail; and so that a site (or its stolen token) cannot flood a
+# grower, the most mails one grower is sent in an hour, and one site's loads send in a day.
+# A mail over either is held, and sent once both have room again.
+PORTAL_INTAKE_MAIL_WAIT_SECONDS = max(0, env_int("PORTAL_INTAKE_MAIL_WAIT_SECONDS", 60))
+PORTAL_INTAKE_MAILS_PER_GROWER_PER_HOUR = max(
+    1, env_int("PORTAL_INTAKE_MAILS_PER_GROWER_PER_HOUR", 10)
+)
+PORTAL_INTAKE_MAILS_PER_SITE_PER_DAY = max(1, env_int("PORTAL_INTAKE_MAILS_PER_SITE_PER_DAY", 500))
 # A mail server that does not answer, or answers "try later": tried this many times in all,
 # waiting PORTAL_MAIL_RETRY_SECONDS, then twice as long each time.
 PORTAL_MAIL_TRIES = max(1, env_int("PORTAL_MAIL_TRIES", 5))
@@ -342,6 +351,8 @@ PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
 PORTAL_SWEEP_SECONDS = max(1, env_int("PORTAL_SWEEP_SECONDS", 5 * 60))
 CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": PORTAL_SWEEP_SECONDS},
+    # Intake results' mails held by a cap, sent once it has room (portal.intake.notifying).
+    "intake-held-result-mails": {"task": "intake-held-result-mails", "schedule": 60},
 }
 # Beat wakes at least this often: to send what is due, and to keep its lock (below).
 CELERY_BEAT_MAX_LOOP_INTERVAL = max(1, env_int("PORTAL_BEAT_LOOP_SECONDS", 5))
@@ -500,6 +511,7 @@ LOGGING = {
         "no_look_ups": {"()": "portal.passports.logs.LeaveOutLookUps"},
         "request_id": {"()": "portal.operations.logs.WithRequestId"},
         "no_readiness": {"()": "portal.operations.logs.LeaveOutReadiness"},
+        "refusals_in_one_line": {"()": "portal.operations.logs.RefusalsInOneLine"},
     },
     "handlers": {
         "console": {
@@ -512,7 +524,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "portal": {"level": env_str("PORTAL_LOG_LEVEL", "INFO")},
-        "django.request": {"filters": ["no_look_ups", "no_readiness", "short_codes"]},
+        "django.request": {
+            "filters": ["no_look_ups", "no_readiness", "refusals_in_one_line", "short_codes"]
+        },
         "urllib3.connectionpool": {"filters": ["short_codes"]},
     },
 }

@@ -143,25 +143,42 @@ class LoadEntry(models.Model):
 
 
 class ResultMail(models.Model):
-    """The mail telling a passport's maker that a load of it was recorded or corrected
-    (portal.intake.notifying): one an entry, to the address the portal knew then, sent by a job
-    of the maker's (the `intake-result-mail` kind). Marked sent once the mail server has taken
-    it: a job run again sends nothing then."""
+    """The mail telling a passport's maker what changed of a load at intake (recorded,
+    corrected): one for a burst of changes, each change joining the load's mail not yet sent
+    (portal.intake.notifying); sent by a job of the maker's (the `intake-result-mail` kind),
+    which tells the load's latest figures and every change since the load's last mail, up to
+    `told_up_to`. A mail over a cap (the maker's in an hour, the site's in a day) is held, with
+    no job, until the caps have room again; `queued` is when its job was queued. Marked sent
+    once the mail server has taken it: a job run again sends nothing then."""
 
-    entry = models.OneToOneField(LoadEntry, on_delete=models.PROTECT, related_name="mail")
+    load = models.ForeignKey(Load, on_delete=models.PROTECT, related_name="mails")
+    entry = models.ForeignKey(LoadEntry, on_delete=models.PROTECT, related_name="mails",
+                              help_text="The change that opened the mail.")  # fmt: skip
+    told_up_to = models.ForeignKey(
+        LoadEntry, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     recipient = models.EmailField()
     job = models.OneToOneField(
         "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created = models.DateTimeField(default=timezone.now)
+    queued = models.DateTimeField(null=True, blank=True)
     sent = models.DateTimeField(null=True, blank=True)
     message_id = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-created", "-pk"]
+        indexes = [
+            models.Index(fields=["queued"], name="intake_resultmail_queued"),
+            models.Index(
+                fields=["created"],
+                condition=models.Q(queued__isnull=True),
+                name="intake_resultmail_held",
+            ),
+        ]
 
     def __str__(self) -> str:
-        return f"Mail to {self.recipient} of {self.entry}"
+        return f"Mail to {self.recipient} of {self.load}"
 
 
 # --- many loads at once: a site's uploads and its software's door ---------------------------------

@@ -5,8 +5,8 @@ nothing is edited in place.
 
 A query is open from the grower's entry until the next answer, stand-by or correction: one
 query open at a time, so that the grower asks again once they have an answer, and two clerks
-never both answer one query. A certificate is checked to be a PDF by what is in it, not by its
-name, and kept in the default storage under a name no one can guess."""
+never both answer one query. A certificate is checked to be a PDF by what is in it (it begins
+with `%PDF-`), not by its name, and kept in the default storage under a name no one can guess."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ CERTIFICATE_MOST_BYTES = 5 * 1024 * 1024
 WORDS_MOST = 2_000
 # The kinds of entry that close an open query.
 REPLIES = (LoadEntry.Kind.ANSWERED, LoadEntry.Kind.STOOD_BY, LoadEntry.Kind.CORRECTED)
-# Bytes from either end of a file within which a PDF has its header and its end marker.
+# Bytes from the end of a file within which a PDF has its end marker.
 PDF_ENDS = 1024
 
 
@@ -111,7 +111,7 @@ def certificate_problem(certificate: UploadedFile) -> str | None:
     if certificate.size > CERTIFICATE_MOST_BYTES:
         return too_large_message()
     content = certificate.read()
-    if b"%PDF-" not in content[:PDF_ENDS]:
+    if not content.startswith(b"%PDF-"):  # nothing of another kind before it
         return "This file is not a PDF, whatever its name says: attach the certificate as a PDF."
     if b"%%EOF" not in content[-PDF_ENDS:]:
         return "This PDF is cut short: attach the whole file (download it again if need be)."

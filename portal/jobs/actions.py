@@ -40,14 +40,18 @@ def start_job(
     return job
 
 
-def queue_for(owner: AbstractBaseUser, task: DjangoTask, title: str, params: dict) -> Job:
+def queue_for(
+    owner: AbstractBaseUser, task: DjangoTask, title: str, params: dict, countdown: int = 0
+) -> Job:
     """A job of `task`'s kind for `owner` that the portal starts of its own accord, not at a
     request of theirs (a mail to them): a kind that acts with no credentials (its task's
-    `acts_as_owner` is off). Queued once the transaction commits; listed among their jobs."""
+    `acts_as_owner` is off). Queued once the transaction commits, to start `countdown` seconds
+    later (a short wait: far less than the broker's visibility time-out); listed among their
+    jobs."""
     if getattr(task, "acts_as_owner", True):
         raise ValueError(f"{task.name} acts with its owner's credentials: start it with start_job.")
     job = Job.objects.create(kind=task.name, owner=owner, title=title, params=params)
-    task.delay_on_commit(job.pk)
+    task.apply_async_on_commit((job.pk,), countdown=countdown)
     return job
 
 

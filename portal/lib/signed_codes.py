@@ -28,6 +28,11 @@ COSE_SIGN1_TAG = 18
 SIGNATURE_BYTES = 64  # ES256's r and s, 32 bytes each
 LONGEST_TEXT = 2000  # characters of a code read at all: far beyond any QR code's
 CLOCK_SKEW = timedelta(minutes=5)  # a code signed this far ahead of the reader's clock is read
+# ECDSA's (r, s) and (r, n - s) verify alike, n being P-256's group order: the portal writes the
+# one whose s is at most half the order, and takes no other, so that one passport's claims
+# signed once have one code (a stranger cannot make a second "genuine" code of it).
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+HALF_ORDER = P256_ORDER // 2
 
 _cose = COSE.new()
 
@@ -75,7 +80,24 @@ def sign(claims: Mapping[int | str, object], key: SigningKey) -> str:
     EXPIRES as whole seconds."""
     message = _cose.encode_and_sign(cbor2.dumps(dict(claims)), key.signer,
                                     protected=_protected(key.kid))  # fmt: skip
-    return to_base32(message)
+    return to_base32(_with_low_s(message))
+
+
+def has_low_s(signature: bytes) -> bool:
+    """Whether an ES256 signature (r then s, 32 bytes each) has the s the portal writes."""
+    return int.from_bytes(signature[32:]) <= HALF_ORDER
+
+
+def _with_low_s(message: bytes) -> bytes:
+    """The COSE_Sign1 message with its signature's s made low (n - s for a high s): the same
+    signature of the same claims, written the one way the portal writes and reads it."""
+    tagged = cbor2.loads(message)
+    protected, unprotected, payload, signature = tagged.value
+    if has_low_s(signature):
+        return message
+    low = (P256_ORDER - int.from_bytes(signature[32:])).to_bytes(32)
+    return cbor2.dumps(cbor2.CBORTag(COSE_SIGN1_TAG, [protected, unprotected, payload,
+                                                      signature[:32] + low]))  # fmt: skip
 
 
 def signed_length(claims: Mapping[int | str, object], kid: str) -> int:
@@ -95,10 +117,12 @@ def read(text: str, keys: KeySet, now: datetime) -> Reading:
     parts = _parts(message)
     if parts is None:
         return Reading(State.MALFORMED)
-    kid, payload = parts
+    kid, payload, signature = parts
     key = keys.by_kid(kid)
     if key is None:
         return Reading(State.UNKNOWN_KEY)
+    if not has_low_s(signature):  # a genuine code's twin, made by someone else
+        return Reading(State.ALTERED)
     try:
         _cose.decode(message, key.verifier)
     except Exception:  # cwt's VerifyError, or anything else it refuses: not this signature
@@ -113,12 +137,12 @@ def _protected(kid: str) -> dict[int, object]:
     return {ALG: ES256, KID: kid.encode()}
 
 
-def _parts(message: bytes) -> tuple[str, bytes] | None:
-    """The key id and the payload of a COSE_Sign1 message of the one shape the portal signs:
-    tagged, its protected header the algorithm ES256 and a key id and nothing else, its
-    unprotected header empty, a payload, a signature of 64 bytes; written exactly as the
-    portal writes it (so that no other encoding of the same thing, nor anything after it,
-    passes). None for anything else."""
+def _parts(message: bytes) -> tuple[str, bytes, bytes] | None:
+    """The key id, the payload and the signature of a COSE_Sign1 message of the one shape the
+    portal signs: tagged, its protected header the algorithm ES256 and a key id and nothing
+    else, its unprotected header empty, a payload, a signature of 64 bytes; written exactly
+    as the portal writes it (so that no other encoding of the same thing, nor anything after
+    it, passes). None for anything else."""
     try:
         decoded = cbor2.loads(message)
         written_so = cbor2.dumps(decoded) == message
@@ -142,7 +166,7 @@ def _parts(message: bytes) -> tuple[str, bytes] | None:
     kid = protected[KID]
     if protected[ALG] != ES256 or not isinstance(kid, bytes) or not kid.isascii():
         return None
-    return kid.decode("ascii"), value[2]
+    return kid.decode("ascii"), value[2], value[3]
 
 
 def _claims(payload: bytes) -> dict[int | str, object] | None:

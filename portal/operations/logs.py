@@ -97,6 +97,16 @@ class LeaveOutReadiness(logging.Filter):
         return getattr(getattr(record, "request", None), "path", "") != READY_PATH
 
 
+class RefusalsInOneLine(logging.Filter):
+    """Leaves the traceback out of Django's record of a 403: someone refused a page they may
+    not see is the portal working as it should, and one line says all of it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "status_code", None) == 403:
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
 class RequestLogMiddleware:
     """Gives each request an id (a trusted proxy's X-Request-ID, or one of its own), sends it
     back as X-Request-ID, and logs one record for the request at INFO on `portal.requests` (the

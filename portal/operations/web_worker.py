@@ -1,21 +1,29 @@
 """Gunicorn's worker for the portal (deploy/gunicorn.conf.py names it): gunicorn's threaded worker,
 except that a request line over the limit (an address too long) is answered with the portal's
 own page, with every header its pages carry, rather than gunicorn's plain text; every other
-malformed request still gets gunicorn's."""
+malformed request still gets gunicorn's. And a 413 (a body refused as too large, its rest
+unread: the sites' JSON door, portal/lib/bodies.py) ends its connection, `Connection: close`:
+gunicorn would otherwise read the rest of the body, however large, to reach the connection's
+next request, and it drops a Connection header of the portal's own."""
 
 from __future__ import annotations
 
 import io
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from gunicorn.http.errors import LimitRequestLine
 from gunicorn.workers.gthread import ThreadWorker
 
 
 class PortalWorker(ThreadWorker):
-    """Gunicorn's threaded worker, answering an address too long with the portal's own page."""
+    """Gunicorn's threaded worker, answering an address too long with the portal's own page,
+    and closing the connection after a body refused as too large."""
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        self.wsgi = closing_after_a_body_refused(self.wsgi)
 
     def handle_error(
         self, req: object, client: socket.socket, addr: tuple | None, exc: Exception
@@ -55,6 +63,33 @@ class PortalWorker(ThreadWorker):
             if hasattr(chunks, "close"):
                 chunks.close()  # ends the request for Django (its request_finished signal)
         return _response(str(answer["status"]), answer["headers"], body)  # type: ignore[arg-type]
+
+
+StartResponse = Callable[..., Callable[[bytes], None]]
+WSGIApp = Callable[[dict, StartResponse], Iterable[bytes]]
+BODY_TOO_LARGE = "413"
+
+
+def closing_after_a_body_refused(app: WSGIApp) -> WSGIApp:
+    """`app`, whose 413 answers end their connection."""
+
+    def served(environ: dict, start_response: StartResponse) -> Iterable[bytes]:
+        def starting(status: str, *rest: object) -> Callable[[bytes], None]:
+            if status.startswith(BODY_TOO_LARGE):
+                _close_after(start_response)
+            return start_response(status, *rest)
+
+        return app(environ, starting)
+
+    return served
+
+
+def _close_after(start_response: StartResponse) -> None:
+    """gunicorn's start_response is a method of its response: told to close, the response
+    says `Connection: close` and gunicorn ends the connection once it is sent."""
+    response = getattr(start_response, "__self__", None)
+    if hasattr(response, "force_close"):
+        response.force_close()
 
 
 def _environ(client_address: str) -> dict[str, object]:

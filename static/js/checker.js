@@ -31,6 +31,9 @@ const COSE_SIGN1_TAG = 0xd2; // tag 18 in its one byte, as the portal writes it
 const SIGNATURE_BYTES = 64;
 const LONGEST_TEXT = 2000;
 const CLOCK_SKEW_SECONDS = 5 * 60;
+// Half P-256's group order: a signature's s above it is refused, as the portal refuses it
+// (signed_codes.HALF_ORDER), since the portal writes only the low one of (r, s) and (r, n - s).
+const HALF_ORDER = 0x7fffffff800000007fffffffffffffffde737d56d38bcf4279dce5617e3192a8n;
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 const CBOR = { useMaps: true };
 // Every length and number in its shortest form, none of indefinite length: for the message's
@@ -98,6 +101,11 @@ const partsOf = (message) => {
   return { kid: String.fromCharCode(...kid), protectedBytes, payload, signature };
 };
 
+const hasLowS = (signature) => {
+  const hex = Array.from(signature.subarray(32), (b) => b.toString(16).padStart(2, "0"));
+  return BigInt(`0x${hex.join("")}`) <= HALF_ORDER;
+};
+
 const isNumericDate = (value) => Number.isInteger(value) && value >= 0 && value < 2 ** 40;
 
 const claimsOf = (payload) => {
@@ -144,6 +152,9 @@ export const readCode = async (text, keySet, now) => {
   const jwk = (keySet?.keys || []).find((key) => key.kid === parts.kid);
   if (!jwk) {
     return { state: State.UNKNOWN_KEY };
+  }
+  if (!hasLowS(parts.signature)) {
+    return { state: State.ALTERED }; // a genuine code's twin, made by someone else
   }
   const signed = encode(["Signature1", parts.protectedBytes, new Uint8Array(0), parts.payload]);
   let holds = false;

@@ -141,17 +141,24 @@ def test_job_files_are_sent_by_nginx_once_the_portal_has_checked_the_owner(
         assert outside.status_code == 404
 
 
-def test_a_site_s_software_sending_too_much_hears_the_portal_in_json(deployment: Deployment):
-    """A body over the door's limit reaches the portal through nginx, which answers it as the
-    door answers (JSON a site's software can read), not with nginx's HTML page."""
-    answer = deployment.session().post(
-        f"{deployment.url}/intake/api/loads", data=b"[" + b" " * (1024 * 1024 + 100) + b"]",
-        headers={"Content-Type": "application/json", "Authorization": "Bearer intake_none"},
-        timeout=20,
-    )  # fmt: skip
-    assert answer.status_code in (401, 413), answer.text[:300]
-    assert answer.headers["Content-Type"].startswith("application/json")
-    assert answer.json()["error"]
+DOOR_TOO_LARGE = "The body is larger than 1,048,576 bytes: send fewer records at a time."
+
+
+def test_a_site_s_software_sending_too_much_hears_it_in_json_and_the_connection_closed(
+    deployment: Deployment,
+):
+    """A body over the door's limit is answered by nginx, unread, in the door's own words and
+    JSON (which a site's software reads, not nginx's HTML page), and the connection is closed
+    then; the same whether the body's length is given or it is sent chunked."""
+    too_much = b"[" + b" " * (1024 * 1024 + 100) + b"]"
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer intake_none"}
+    for body in (too_much, iter([too_much[:65536], too_much[65536:]])):  # the second chunked
+        answer = deployment.session().post(f"{deployment.url}/intake/api/loads", data=body,
+                                           headers=headers, timeout=20)  # fmt: skip
+        assert answer.status_code == 413, answer.text[:300]
+        assert answer.headers["Content-Type"] == "application/json"
+        assert answer.json() == {"error": DOOR_TOO_LARGE}
+        assert answer.headers["Connection"] == "close"
 
 
 @dataclass

@@ -22,6 +22,7 @@ from portal.lib.signing_keys import add_key
 from portal.passports import signing
 from tests.e2e.conftest import CAMERA_AND_QR_READER, PHONE, assert_accessible, no_sideways_scroll
 from tests.e2e.test_signed_code import changed, signed_address
+from tests.portal.passports.helpers import with_s_flipped
 
 pytestmark = pytest.mark.browser
 
@@ -136,6 +137,22 @@ def test_an_expired_code_and_one_of_a_key_not_known_are_refused_with_no_signal(
     assert_not_valid(phone, "Not recognised", "signed with a key that this portal does not know")
 
 
+def test_a_code_with_its_signatures_s_flipped_is_refused_with_no_signal(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    """ECDSA takes (r, n - s) as it takes (r, s): the checker takes only the low s the portal
+    writes, so that a passport has one genuine code."""
+    address = signed_elsewhen(portal_url, datetime.now(UTC))
+    at, code = address.rsplit("/V/", 1)
+    context = watched_context(**PHONE)
+    phone = installed(context, f"{portal_url}/V/")
+    context.set_offline(True)
+    phone.goto(address)
+    expect(phone.locator(".verdict-valid")).to_contain_text("✓ Genuine")
+    phone.goto(f"{at}/V/{with_s_flipped(code)}")
+    assert_not_valid(phone, "Not genuine", "This code has been altered since it was signed")
+
+
 def test_the_checkers_page_scans_a_code_and_checks_it_with_no_signal(
     watched_context: Callable[..., BrowserContext], portal_url: str
 ):
@@ -168,6 +185,7 @@ def variants(code: str) -> list[str]:
         other = alphabet[(alphabet.index(code[position]) + 1) % 32]
         found.append(code[:position] + other + code[position + 1 :])
     found.append(code[:-1] + alphabet[(alphabet.index(code[-1]) + 1) % 32])  # its unused bits
+    found.append(with_s_flipped(code))
     return found
 
 

@@ -6,7 +6,9 @@ Answers, always JSON:
 - 401 without a token, or with one that is not a site's or was revoked;
 - 429 past the token's PORTAL_INTAKE_DOOR_PER_MINUTE requests in a minute, or past
   FAILURES_PER_MINUTE requests with a bad token from one address (so tokens cannot be guessed);
-- 413 for a body larger than door.DOOR_BYTES, or a list of more records than allowed;
+- 413 for a body larger than door.DOOR_BYTES (declared so, or sent chunked past it: the
+  connection is then closed, the rest unread), or a list of more records than allowed;
+- 411 for a body sent chunked to a server that cannot tell where it ends (never read as empty);
 - 400 for a body that is not JSON, or not a record nor a list of them;
 - one record: 201 recorded, 200 corrected, already recorded or unchanged, 422 refused with its
   errors by field; a list: 200, with each record's answer in order and their tally.
@@ -28,6 +30,7 @@ from django_ratelimit.core import get_usage
 
 from portal.intake import door, rows
 from portal.intake.models import SiteToken
+from portal.lib import bodies
 from portal.lib.client_address import client_address
 
 FAILURES_PER_MINUTE = 20
@@ -54,12 +57,13 @@ def loads(request: HttpRequest) -> JsonResponse:
 
 
 def _taken(request: HttpRequest, token: SiteToken) -> JsonResponse:
-    if _declared_length(request) > door.DOOR_BYTES:
+    try:
+        body = bodies.body_of(request, door.DOOR_BYTES)
+    except bodies.BodyTooLarge:
         return _error(413, f"The body is larger than {door.DOOR_BYTES:,} bytes: send fewer "
                            "records at a time.")  # fmt: skip
-    body = request.read(door.DOOR_BYTES + 1)
-    if len(body) > door.DOOR_BYTES:
-        return _error(413, f"The body is larger than {door.DOOR_BYTES:,} bytes.")
+    except bodies.LengthRequired:
+        return _error(411, "Send the body with a Content-Length header.")
     try:
         sent = json.loads(body, parse_float=Decimal)
     except (ValueError, RecursionError) as error:
@@ -85,13 +89,6 @@ def _failures(request: HttpRequest, *, increment: bool) -> bool:
     usage = get_usage(request, group="intake-door-refused", key=lambda g, r: client_address(r),
                       rate=f"{FAILURES_PER_MINUTE}/m", increment=increment)  # fmt: skip
     return usage is not None and usage["count"] >= usage["limit"] + increment
-
-
-def _declared_length(request: HttpRequest) -> int:
-    try:
-        return int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return 0
 
 
 def _error(status: int, message: str) -> JsonResponse:

@@ -48,6 +48,19 @@ def test_a_correction_shows_with_its_reason_and_the_record_before_it(grower):
         assert change in page  # what the correction changed, as the clerk's page says it
 
 
+def test_a_sites_words_are_quoted_under_its_name_and_nothing_in_them_is_a_link(grower):
+    load = a_load(a_site())
+    reason = "Tare read again. Pay the claim at https://claims.example/pay <a href=x>here</a>"
+    loads.correct(load, figures(tare_kg=14_020), by="intake", reason=reason)
+    html = grower.get(f"/passports/{load.passport.short_code}/").content.decode()
+    assert (
+        '<figure class="site-words"><figcaption>Stour Valley Grain, Sudbury wrote:</figcaption>'
+        '<blockquote class="entry-words">Tare read again. Pay the claim at '
+        "https://claims.example/pay &lt;a href=x&gt;here&lt;/a&gt;</blockquote></figure>"
+    ) in html
+    assert "<a href=x" not in html
+
+
 def test_a_passport_without_a_load_recorded_says_nothing_of_intake(grower):
     load = a_load(a_site())
     assert "At intake" not in text(grower.get("/passports/7KXM4-QHT2W/"))

@@ -106,12 +106,23 @@ NOT_A_PDF = b"\x89PNG\r\n\x1a\n" + bytes(2048)
     ("content", "said"),
     [
         (NOT_A_PDF, "This file is not a PDF, whatever its name says"),
+        (
+            b"<html><a href=https://example.com>Open</a></html>\n" + a_certificate(),
+            "This file is not a PDF, whatever its name says",
+        ),
         (a_certificate()[:300], "This PDF is cut short"),
         (b"%PDF-1.7\n" + bytes(4096) + b"\n%%EOF\n", "This PDF is damaged and does not open"),
         (b"", "This file is empty"),
         (b"%PDF-1.7\n" + bytes(5 * 1024 * 1024) + b"%%EOF\n", "larger than 5 MB"),
     ],
-    ids=["a renamed PNG", "truncated", "damaged", "empty", "over 5 MB"],
+    ids=[
+        "a renamed PNG",
+        "a PDF behind something else",
+        "truncated",
+        "damaged",
+        "empty",
+        "over 5 MB",
+    ],
 )
 def test_a_bad_certificate_is_refused_beside_its_field_and_changes_nothing(
     grower, load, portal_files, content, said

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.migrations.executor import MigrationExecutor
+from django.utils import timezone
 
 from portal.accounts.models import Preferences
 from portal.intake import loads, notifying
@@ -91,10 +93,11 @@ def test_a_correction_is_mailed_with_its_reason(grower_mailed, mail_server):
     assert mail.message["Subject"] == f"Passport {code} corrected: Accepted, 30,100 kg"
     body = mail.body("plain").replace("\r\n", "\n")
     assert "corrected the record of the load of passport" in body
+    at = f"{timezone.localtime(load.entries.get(kind='corrected').at):%H:%M}"
     assert (
-        "Decision: Accepted\nNet weight: 30,100 kg\nWhy it was corrected: Tare of the wrong lorry"
-        in body
-    )
+        f"Decision: Accepted\nNet weight: 30,100 kg\n\nWhy it was corrected at {at}: "
+        "Stour Valley Grain, Sudbury wrote:\n> Tare of the wrong lorry\n"
+    ) in body
 
 
 def test_a_query_answer_or_standing_by_is_not_mailed(grower_mailed):
@@ -125,15 +128,17 @@ def test_none_is_mailed_where_the_portal_knows_no_address_of_the_makers(grower, 
     assert not Job.objects.filter(kind=KIND).exists() and not ResultMail.objects.exists()
 
 
-def test_it_is_sent_once_the_recording_commits_and_never_for_one_undone(
-    grower_mailed, django_capture_on_commit_callbacks, monkeypatch
+def test_it_is_sent_a_while_after_the_recording_commits_and_never_for_one_undone(
+    grower_mailed, django_capture_on_commit_callbacks, monkeypatch, settings
 ):
-    sent_to_workers: list[int] = []
-    monkeypatch.setattr(notifying.result_mail, "delay", sent_to_workers.append)
+    settings.PORTAL_INTAKE_MAIL_WAIT_SECONDS = 45
+    sent_to_workers: list[tuple[int, int]] = []
+    queued = lambda job, countdown: sent_to_workers.append((*job, countdown))  # noqa: E731
+    monkeypatch.setattr(notifying.result_mail, "apply_async", queued)
     with django_capture_on_commit_callbacks(execute=True):
         a_load(a_site())
         assert sent_to_workers == []
-    assert sent_to_workers == [mail_job().pk]
+    assert sent_to_workers == [(mail_job().pk, 45)]
     site = a_site(code="another-site")
     with pytest.raises(RuntimeError), transaction.atomic():
         a_load(site, "T-2")
@@ -182,3 +187,33 @@ def test_a_failed_mail_is_retried_by_its_owner_or_by_staff(grower_mailed, mail_s
     assert actions.retry_as_staff(job)  # it kept no credentials, and needs none
     assert run(job).state == Job.State.DONE
     assert len(mail_server.wait_for(1)) == 1
+
+
+@pytest.mark.django_db(transaction=True)  # migrations run as `migrate` runs them
+def test_mails_made_before_they_were_gathered_keep_what_they_told(grower_mailed, mail_server):
+    """Migration 0007: a mail of before is its entry's load's, queued when it was made; one
+    sent told its entry, so the load's next mail tells only what changed since."""
+    site = a_site()
+    load = a_load(site)
+    ResultMail.objects.all().delete()
+    Job.objects.filter(kind=KIND).delete()
+    executor = MigrationExecutor(connection)
+    executor.migrate([("intake", "0006_entries_keep_their_specification")])
+    try:
+        before = executor.loader.project_state(
+            [("intake", "0006_entries_keep_their_specification")]
+        ).apps
+        before.get_model("intake", "ResultMail").objects.create(
+            entry_id=load.entries.get().pk, recipient="grower@example.com",
+            sent="2026-09-03T10:20:00Z", message_id="<1@portal.example>",
+        )  # fmt: skip
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+    kept = ResultMail.objects.get()
+    assert kept.load == load and kept.queued == kept.created
+    assert kept.told_up_to == load.entries.get()
+    corrected = figures(tare_kg=14_020, decision=Decision.ACCEPTED, claims=(), reasons=())
+    loads.correct(load, corrected, by="intake", reason="Tare of the wrong lorry")
+    body = sent_mail(mail_server).body("plain")
+    assert "corrected the record" in body and "gathers" not in body  # the correction alone

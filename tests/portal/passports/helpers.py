@@ -4,6 +4,7 @@ look-ups' allowance, and the words of a page."""
 
 from __future__ import annotations
 
+import base64
 import re
 import sqlite3
 import time
@@ -13,10 +14,12 @@ from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from html import unescape
 
+import cbor2
 import time_machine
 
 from portal.assurance import records, service
 from portal.assurance.client import BearerToken
+from portal.lib import signed_codes
 from portal.passports import codes
 from tests.conftest import Sandbox
 from tests.demo import WENHAM, WENHAM_SITE
@@ -196,3 +199,14 @@ def signed_address(short_code: str) -> str:
 
     passport = records.CropPassport(short_code=short_code, status="Valid")
     return signing.signed_qr(RequestFactory().get("/"), passport).address
+
+
+def with_s_flipped(code: str) -> str:
+    """A signed code (what follows /V/) with its signature's s replaced by n - s: a signature
+    of the same claims that ECDSA alone would take, written as the portal writes codes."""
+    message = cbor2.loads(base64.b32decode(code.upper() + "=" * (-len(code) % 8)))
+    protected, unprotected, payload, signature = message.value
+    s = int.from_bytes(signature[32:])
+    flipped = signature[:32] + (signed_codes.P256_ORDER - s).to_bytes(32)
+    written = cbor2.dumps(cbor2.CBORTag(18, [protected, unprotected, payload, flipped]))
+    return base64.b32encode(written).decode().rstrip("=")

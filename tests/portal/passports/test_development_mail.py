@@ -5,6 +5,7 @@ opened; no one else reads it."""
 
 from __future__ import annotations
 
+import logging
 import re
 import socket
 from collections.abc import Iterator
@@ -103,3 +104,16 @@ def test_a_user_who_is_not_staff_reads_nothing_of_it(grower, staff, sent):
         answer = grower.get(address)
         assert answer.status_code == 403, address
         assert sent not in answer.content.decode()
+
+
+def test_a_refusal_is_one_line_in_the_log_not_a_traceback(grower, staff, sent, caplog):
+    """A 403 is the portal working as it should: the log says so in one line."""
+    caplog.set_level(logging.WARNING, logger="django.request")
+    addresses = mail_addresses(staff)
+    for address in addresses:
+        assert grower.get(address).status_code == 403, address
+    refused = [record for record in caplog.records if record.name == "django.request"]
+    assert [record.getMessage() for record in refused] == [
+        f"Forbidden (Permission denied): {address}" for address in addresses
+    ]
+    assert "Traceback" not in caplog.text

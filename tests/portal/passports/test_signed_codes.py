@@ -29,6 +29,7 @@ from portal.lib.signing_keys import (
     read_key_set,
 )
 from portal.passports import signing
+from tests.portal.passports.helpers import with_s_flipped
 
 NOW = datetime(2026, 9, 3, 9, 30, tzinfo=UTC)
 DAYS = 21
@@ -242,6 +243,22 @@ def test_every_character_changed_in_the_text_is_refused():
         assert read_now(changed).state in REFUSED, position
     assert read_now(payload + "A").state is State.MALFORMED
     assert read_now(payload[:-1]).state is State.MALFORMED
+
+
+def test_a_code_with_its_signatures_s_flipped_is_refused():
+    """(r, n - s) is as good a signature as (r, s) to ECDSA: taken, it would be a second
+    "genuine" code of the same passport, made by anyone."""
+    payload = signed_payload()
+    flipped = with_s_flipped(payload)
+    assert flipped != payload
+    reading = read_now(flipped)
+    assert reading.state is State.ALTERED and not reading.claims
+
+
+def test_every_code_the_portal_signs_has_a_low_s():
+    for _ in range(64):  # an ECDSA signature's s is high one time in two
+        signature = cbor2.loads(as_bytes(signed_payload())).value[3]
+        assert int.from_bytes(signature[32:]) <= signed_codes.P256_ORDER // 2
 
 
 def test_the_same_code_in_lower_case_is_read_as_written():

@@ -28,6 +28,7 @@ from tests.portal.passports.helpers import (
     qr_text_of,
     suspended_after_it_was_made,
     text,
+    with_s_flipped,
     within_one_window,
     words,
 )
@@ -228,6 +229,17 @@ def test_a_code_changed_by_one_character_is_not_genuine_and_not_looked_up(grower
     page = assert_refused(response, "Not genuine")
     assert "This code has been altered since it was signed" in page
     assert "Check a passport by its short code" in page
+    assert not calls
+
+
+def test_a_code_with_its_signatures_s_flipped_is_not_genuine_and_not_looked_up(grower, stranger):
+    address = signed_address_of(grower, made_here())
+    code = address.rsplit("/V/", 1)[1]
+    assert stranger.get(f"/V/{code}").status_code == 200  # the code itself: genuine
+    with upstream_calls() as calls:
+        response = stranger.get(f"/V/{with_s_flipped(code)}")
+    page = assert_refused(response, "Not genuine")
+    assert "This code has been altered since it was signed" in page
     assert not calls
 
 
