@@ -30,6 +30,8 @@ from typing import IO
 from openpyxl import load_workbook
 from openpyxl.utils.exceptions import InvalidFileException
 
+from portal.lib.numbers import decimal_point
+
 CSV, XLSX = "csv", "xlsx"
 KINDS = (CSV, XLSX)
 ZIP_START = b"PK\x03\x04"
@@ -88,12 +90,17 @@ def kind_of(name: str, file: IO[bytes]) -> str:
     raise NotASheet(f"A file {shown} is not taken here. {SAVE_AS}")
 
 
-def rows_of(file: IO[bytes], kind: str, columns: tuple[str, ...]) -> Iterator[Row]:
+def rows_of(
+    file: IO[bytes], kind: str, columns: tuple[str, ...], decimals: frozenset[str] = frozenset()
+) -> Iterator[Row]:
     """The file's rows after its header, blank ones skipped, as they are read. The header must
     name `columns` (in any order, any case, spaces for underscores) and no other: NotASheet
-    otherwise, with those missing or not known; and if a row cannot be read."""
+    otherwise, with those missing or not known; and if a row cannot be read. In a CSV file
+    separated by semicolons (as where the comma is the decimal mark), a number of a column of
+    `decimals` written with a decimal comma (14,5) is read with a point (14.5)."""
     file.seek(0)
-    lines = _csv_lines(file) if kind == CSV else _workbook_lines(file)
+    separator, lines = _csv_lines(file) if kind == CSV else (",", _workbook_lines(file))
+    pointed = decimals if separator == ";" else frozenset()
     try:
         header = next(lines, None)
         if header is None:
@@ -103,7 +110,8 @@ def rows_of(file: IO[bytes], kind: str, columns: tuple[str, ...]) -> Iterator[Ro
         blanks = 0
         for number, values in enumerate(lines, start=2):
             cells = _padded([value.strip() for value in values], len(names))
-            row = Row(number, dict(zip(names, cells, strict=True)))
+            row = Row(number, {name: decimal_point(cell) if name in pointed else cell
+                               for name, cell in zip(names, cells, strict=True)})  # fmt: skip
             if row.is_blank:
                 blanks += 1
                 if blanks > BLANK_ROWS:
@@ -188,11 +196,17 @@ def _decodes(file: IO[bytes], encoding: str) -> bool:
         file.seek(0)
 
 
-def _csv_lines(file: IO[bytes]) -> Iterator[list[str]]:
+def _csv_lines(file: IO[bytes]) -> tuple[str, Iterator[list[str]]]:
+    """What separates the file's cells, and its lines as they are read."""
     lines = _text_lines(file, _encoding(file))
     first = next(lines, "")
+    dialect = _dialect(first)
+    return dialect.delimiter, _csv_read(_chained(first, lines), dialect)
+
+
+def _csv_read(lines: Iterator[str], dialect: type[csv.Dialect]) -> Iterator[list[str]]:
     try:
-        yield from csv.reader(_chained(first, lines), _dialect(first))
+        yield from csv.reader(lines, dialect)
     except csv.Error as error:
         raise NotASheet(f"The file cannot be read as CSV: {error}.") from None
 

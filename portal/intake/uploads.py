@@ -278,8 +278,8 @@ def run(job: Job, progress: Progress) -> ResultFile:
     progress(0, total)
     with opened:
         try:
-            for row, taken in _taken(job, site, sheets.rows_of(opened, job.params["kind"],
-                                                               rows.COLUMNS)):  # fmt: skip
+            read = sheets.rows_of(opened, job.params["kind"], rows.COLUMNS, rows.DECIMALS)
+            for row, taken in _taken(job, site, read):
                 report.add(row, taken)
                 tally.add(row, taken)
                 progress(min(tally.rows, total), total)
