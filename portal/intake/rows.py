@@ -267,8 +267,12 @@ def _whole(number: float | Decimal) -> bool:
 
 
 def ticket_of(record: object) -> str:
-    """The ticket a record names, as the record is taken ("" for none)."""
-    return _text(record.get("ticket"))[:40] if isinstance(record, Mapping) else ""
+    """The ticket a record names, as the record is taken ("" for none, or a value of a kind no
+    ticket is)."""
+    ticket = record.get("ticket") if isinstance(record, Mapping) else None
+    if isinstance(ticket, bool) or not isinstance(ticket, str | int | float | Decimal):
+        return ""
+    return _text(ticket)[:40]
 
 
 def _listed(value: object) -> list[str]:

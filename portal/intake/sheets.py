@@ -7,6 +7,8 @@ What the file is is told by its content as well as its name: a file named .csv t
 or .xlsx that is not a workbook, is refused with words that say so (`NotASheet`), as is any other
 kind (.xls, .ods, .numbers). A cell holding a formula is read as the formula's text, never as
 the value a spreadsheet worked out (openpyxl without `data_only`): it is checked as any text is.
+A text cell's characters that XML cannot hold (control characters), which a workbook writes as
+`_x001B_`, are read as the characters Excel shows, to be checked as typed ones are.
 
 A workbook is a ZIP: one whose parts would unpack to more than UNPACKED_BYTES (a "zip bomb") is
 refused before any part is read. So is one whose table of distinct texts (its shared strings,
@@ -28,6 +30,7 @@ from pathlib import PurePath
 from typing import IO
 
 from openpyxl import load_workbook
+from openpyxl.utils.escape import unescape
 from openpyxl.utils.exceptions import InvalidFileException
 
 from portal.lib.numbers import decimal_point
@@ -307,4 +310,6 @@ def _text(value: object) -> str:
         return value.strftime("%Y-%m-%d %H:%M:%S" if value.second else "%Y-%m-%d %H:%M")
     if isinstance(value, date | time):
         return value.isoformat()
+    if isinstance(value, str):  # a character XML cannot hold is written _x001B_ (Excel's own)
+        return unescape(value).strip()
     return str(value).strip()

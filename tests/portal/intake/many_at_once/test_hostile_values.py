@@ -1,0 +1,200 @@
+"""The hostile values' table (tests/hostile_values.py) through every column of a site's upload
+(CSV and workbook) and every field of the sites' JSON door: each record refused with the clerk's
+form's words beside the value, nothing recorded; and what only these doors meet: a ticket sent
+as a JSON number, numbers in JSON's own notation, values of a kind no field has, decimal commas
+in a file separated by semicolons."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from portal.intake import door, uploads
+from portal.intake.models import Load, LoadEntry
+from portal.intake.sheets import CONTROL
+from portal.jobs.models import Job
+from portal.lib.printable import NOT_PRINTABLE
+from tests.hostile_values import (
+    Hostile,
+    lines_refused,
+    not_numbers,
+    not_weights,
+    one_line_refused,
+    other_scripts,
+)
+from tests.jobs import run_queued
+from tests.portal.intake.builders import tickets_file, upload_row
+from tests.portal.intake.many_at_once.test_door import sent as door_sent
+from tests.portal.intake.many_at_once.uploading import report_of, sent
+from tests.portal.intake.test_hostile_values import (
+    NOT_A_NUMBER,
+    NOT_A_TIME,
+    NOT_A_WEIGHT,
+    NOT_A_WHOLE_NUMBER,
+    NUMBERS,
+    TEXTS,
+    WEIGHTS,
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A field given a hostile value, and the words it is refused with."""
+
+    field: str
+    hostile: Hostile
+    said: str
+
+    def record(self, code: str, number: int) -> dict[str, object]:
+        """The record (an upload's row, a door's record) of ticket H-`number` holding it."""
+        correction = {"correction": "yes"} if self.field == "correction_reason" else {}
+        return upload_row(code, f"H-{number}", **{self.field: self.hostile.value}, **correction)
+
+
+def every_case() -> list[Case]:
+    arrival = f"{timezone.localtime() - timedelta(hours=2):%Y-%m-%d %H:%M}"
+    return [
+        *(Case(f, h, NOT_PRINTABLE) for f in TEXTS for h in one_line_refused("AE24KTV")),
+        *(Case(f, h, NOT_A_WHOLE_NUMBER if f == "sample_kept_days" else NOT_A_NUMBER)
+          for f in NUMBERS for h in not_numbers()),
+        *(Case(f, h, NOT_A_WEIGHT) for f in WEIGHTS for h in not_weights()),
+        *(Case("arrival", h, NOT_A_TIME) for h in other_scripts(arrival)),
+        *(Case("correction_reason", h, NOT_PRINTABLE)
+          for h in lines_refused("Tare of the wrong lorry")),
+    ]  # fmt: skip
+
+
+def refused_each(cases: list[Case], errors_of: dict[str, dict[str, list[str]]]) -> None:
+    """Each case's record refused beside its field, in its words (`errors_of`: by ticket)."""
+    for number, case in enumerate(cases):
+        said = errors_of[f"H-{number}"].get(case.field, [""])
+        assert said[0].startswith(case.said), (case.field, case.hostile, said)
+    assert not Load.objects.exists() and not LoadEntry.objects.exists()
+
+
+# --- uploads ---------------------------------------------------------------------------------
+
+
+def uploaded(clerk, site, code, cases: list[Case], kind: str) -> dict[str, dict[str, list[str]]]:
+    """The cases' rows uploaded as a file of `kind` and taken by the job: each row's errors by
+    its column, by ticket."""
+    table = [case.record(code, number) for number, case in enumerate(cases)]
+    name = f"tickets.{kind}"
+    assert sent(clerk, site, tickets_file(table, kind), name).status_code == 303
+    job = run_queued(uploads.KIND)
+    assert job.state == Job.State.DONE, job.message
+    return {line["ticket"]: _by_column(line["reasons"]) for line in report_of(job)}
+
+
+def _by_column(reasons: str) -> dict[str, list[str]]:
+    errors: dict[str, list[str]] = {}
+    for reason in reasons.split("; "):
+        column, _, message = reason.partition(": ")
+        errors.setdefault(column, []).append(message)
+    return errors
+
+
+def test_every_hostile_value_in_every_column_of_a_workbook_is_refused(clerk, site, code):
+    cases = every_case()
+    refused_each(cases, uploaded(clerk, site, code, cases, "xlsx"))
+
+
+def test_every_hostile_value_in_every_column_of_a_csv_file_is_refused(clerk, site, code):
+    # A control character that is none of a text's (escape, bell, delete) makes the file
+    # one that is not text: refused whole at the form, below.
+    cases = [case for case in every_case() if not CONTROL.search(case.hostile.value)]
+    refused_each(cases, uploaded(clerk, site, code, cases, "csv"))
+
+
+def test_a_csv_file_with_a_control_character_is_refused_at_the_form(clerk, site, code):
+    response = sent(clerk, site, tickets_file([upload_row(code, vehicle="AE24\x1bKTV")]))
+    assert response.status_code == 400
+    assert "This file is named .csv but is not text." in response.content.decode()
+    assert not Job.objects.exists()
+
+
+def test_a_file_separated_by_semicolons_takes_decimal_commas(clerk, site, code):
+    table = [upload_row(code, "T-1", moisture="14,5", claim_1_rate="2,50", gross_kg="44,120")]
+    sent(clerk, site, tickets_file(table, separator=";"))
+    assert run_queued(uploads.KIND).message == "1 recorded."
+    figures = LoadEntry.objects.get().figures
+    assert figures["results"]["moisture"] == "14.5" and figures["gross_kg"] == 44120
+    assert figures["claims"][0]["rate"] == "2.50"
+
+
+def test_a_file_separated_by_commas_refuses_decimal_commas(clerk, site, code):
+    sent(clerk, site, tickets_file([upload_row(code, "T-1", moisture="14,5")]))
+    job = run_queued(uploads.KIND)
+    assert report_of(job)[0]["reasons"].startswith(f"moisture: {NOT_A_NUMBER}")
+
+
+# --- the sites' door -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def token(site, upstream_sandbox) -> str:
+    return door.make_token(site, "Weighbridge")[1]
+
+
+def test_every_hostile_value_in_every_field_of_the_door_is_refused(token, code):
+    cases = every_case()
+    records = [case.record(code, number) for number, case in enumerate(cases)]
+    for record in records:
+        record["correction"] = record.get("correction") == "yes"
+    response = door_sent(records, token)
+    assert response.status_code == 200
+    answers = response.json()["records"]
+    assert {answer["status"] for answer in answers} == {"refused"}
+    refused_each(cases, {answer["ticket"]: answer["errors"] for answer in answers})
+
+
+def raw(record: dict[str, object], **numbers: str) -> bytes:
+    """`record` as JSON, with `numbers` written into it as JSON numbers exactly as given."""
+    written = json.dumps(record)[:-1]
+    return (
+        written + "".join(f', "{key}": {value}' for key, value in numbers.items()) + "}"
+    ).encode()
+
+
+def test_a_ticket_sent_as_a_number_is_one_ticket_however_it_is_written(token, code, site):
+    first = door_sent(None, token, raw=raw(upload_row(code, ticket=None), ticket="12345.0"))
+    assert first.status_code == 201 and first.json()["ticket"] == "12345"
+    again = door_sent(None, token, raw=raw(upload_row(code, ticket=None), ticket="12345"))
+    assert again.json()["status"] == "already recorded" and again.json()["ticket"] == "12345"
+    assert list(Load.objects.values_list("ticket", flat=True)) == ["12345"]
+
+
+def test_a_number_in_an_exponent_s_form_is_refused_and_minus_zero_is_zero(token, code):
+    exponent = door_sent(None, token, raw=raw(upload_row(code, moisture=None), moisture="1E1"))
+    assert exponent.status_code == 422
+    assert exponent.json()["errors"]["moisture"][0].startswith(NOT_A_NUMBER)
+    zero = door_sent(None, token, raw=raw(upload_row(code, moisture=None), moisture="-0.0"))
+    assert zero.status_code == 201
+    assert LoadEntry.objects.get().figures["results"]["moisture"] == "0"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("gross_kg", True), ("vehicle", {"plate": "AE24 KTV"}), ("reasons", [1]),
+     ("ticket", ["T-1"]), ("correction", "maybe")],
+)  # fmt: skip
+def test_a_value_of_a_kind_no_field_has_is_refused(token, code, field, value):
+    response = door_sent(upload_row(code, **{field: value}), token)
+    assert response.status_code == 422
+    said = response.json()["errors"][field]
+    expected = "Say yes for a correction" if field == "correction" else door.NOT_A_VALUE
+    assert said[0].startswith(expected)
+    assert not Load.objects.exists()
+
+
+def test_a_correction_s_reason_has_the_form_s_limit(token, code):
+    door_sent(upload_row(code, "T-1"), token)
+    correction = upload_row(code, "T-1", tare_kg=14020, correction=True,
+                            correction_reason="x" * 501)  # fmt: skip
+    response = door_sent(correction, token)
+    assert response.json()["errors"]["correction_reason"] == ["Say why in at most 500 characters."]
+    assert LoadEntry.objects.count() == 1
