@@ -69,9 +69,13 @@ def in_digits_of(text: str, zero: int) -> str:
 
 
 def other_scripts(text: str) -> list[Hostile]:
-    """`text` (a number, a date, a time) with its digits in each other script."""
-    return [Hostile(f"{script} digits", in_digits_of(text, zero))
-            for script, zero in OTHER_DIGITS.items()]  # fmt: skip
+    """`text` (a number, a date, a time) with its digits in each other script: all of them, and
+    its last only (Python reads a date of mixed digits where it refuses one of another
+    script's only)."""
+    return [hostile for script, zero in OTHER_DIGITS.items() for hostile in (
+        Hostile(f"{script} digits", in_digits_of(text, zero)),
+        Hostile(f"{script} last digit", text[:-1] + in_digits_of(text[-1], zero)),
+    )]  # fmt: skip
 
 
 def not_numbers(number: str = "14") -> list[Hostile]:
