@@ -277,7 +277,7 @@ class CodeForm(forms.Form):
     each code of its list."""
 
     code = forms.CharField(
-        label="Short code", max_length=CHARACTERS_A_CODE,
+        label="Short code", max_length=CHARACTERS_A_CODE, validators=[printable],
         help_text="As printed on the passport, with or without its hyphen, or scan its QR code.",
         error_messages={"required": "Enter the passport's short code."},
     )  # fmt: skip

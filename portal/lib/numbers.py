@@ -15,6 +15,7 @@ from decimal import Decimal
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 _THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")
+_PAGE = re.compile(r"[0-9]{1,9}")
 
 
 def plain_number(text: str, *, thousands: bool = False) -> str | None:
@@ -37,3 +38,9 @@ def decimal_point(text: str) -> str:
     if text.count(",") == 1 and _NUMBER.fullmatch(text.replace(",", ".")):
         return text.replace(",", ".")
     return text
+
+
+def page_number(text: str | None) -> str | None:
+    """A list's `page=` for Django's paginator to read: ASCII digits, or None (the first page)
+    for any other text, which the paginator would read too (٢ as page 2)."""
+    return text if text is not None and _PAGE.fullmatch(text) else None

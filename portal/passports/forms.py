@@ -37,6 +37,7 @@ class LookUpForm(forms.Form):
         label="Short code",
         help_text="8 to 12 letters and numbers, as on the passport: for example 7KXM4-QHT2W.",
         max_length=40,
+        validators=[printable],
         error_messages={
             "required": "Enter the passport's short code.",
             "max_length": "A short code has 8 to 12 letters and numbers: check what you typed.",
@@ -538,7 +539,7 @@ class AddByCodeForm(forms.Form):
     """The short code of a passport made elsewhere, to add it to the business's list."""
 
     code = forms.CharField(
-        label="Short code", max_length=40,
+        label="Short code", max_length=40, validators=[printable],
         help_text="Of a passport made on paper or in another system, for example 7KXM4-QHT2W.",
         widget=forms.TextInput(attrs={"autocapitalize": "characters", "autocomplete": "off",
                                       "spellcheck": "false"}),

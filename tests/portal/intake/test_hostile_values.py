@@ -5,8 +5,12 @@ kept as the portal writes it."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+import time_machine
 from django.test import Client
+from django.utils import timezone
 
 from portal.accounts.session import portal_user
 from portal.intake.models import IntakeSite, Load, LoadEntry
@@ -22,7 +26,16 @@ from tests.hostile_values import (
     other_scripts,
 )
 from tests.portal.intake.builders import a_load, a_signed_in_clerk, a_site, queried
-from tests.portal.intake.test_clerks import field_error, good, now_typed, recorded
+from tests.portal.intake.test_clerks import (
+    EARLIER,
+    RECORD,
+    SITE,
+    field_error,
+    good,
+    now_typed,
+    recorded,
+    tickets,
+)
 from tests.portal.passports.made import made_here
 
 pytestmark = pytest.mark.django_db
@@ -151,3 +164,24 @@ def test_a_query_and_an_answer_keep_their_lines(grower, clerk, site):
     sent = {"words": words, "action": "answer"}
     assert clerk.post(f"/intake/loads/{load.pk}/answer", sent).status_code == 303
     assert [entry.words for entry in load.entries.order_by("pk")][1:] == [words, words]
+
+
+# --- the site's list of loads ---------------------------------------------------------------
+
+PAGE_TWO = [hostile for hostile in other_scripts("2") if hostile.what.endswith(" digits")]
+
+
+@pytest.mark.parametrize("hostile", PAGE_TWO, ids=str)
+def test_a_page_in_another_scripts_digits_is_left_out(clerk, site, hostile, monkeypatch):
+    monkeypatch.setattr("portal.intake.clerking.PER_PAGE", 1)
+    with time_machine.travel(timezone.now() - timedelta(days=2)):
+        a_load(site, "T-1")
+        a_load(site, "T-2", Load.objects.get().passport)
+    assert tickets(clerk.get(SITE, {"page": "2"}), EARLIER) == ["T-1"]
+    assert tickets(clerk.get(SITE, {"page": hostile.value}), EARLIER) == ["T-2"]
+
+
+@pytest.mark.parametrize("hostile", one_line_refused("7KXM4QHT2W"), ids=str)
+def test_a_short_code_with_a_character_no_text_has_is_refused_at_record_a_load(clerk, hostile):
+    response = clerk.get(RECORD, {"code": hostile.value})
+    assert response.status_code == 400 and field_error(response, "code") == NOT_PRINTABLE

@@ -18,6 +18,8 @@ from tests.hostile_values import (
     one_line_refused,
     other_scripts,
 )
+from tests.portal.accounts.helpers import upstream_calls
+from tests.portal.passports.helpers import text
 from tests.portal.passports.made import filled, made_with_the_form
 from tests.portal.passports.test_mail import mail_form
 from tests.portal.test_dates import error_beside
@@ -113,3 +115,29 @@ def test_a_short_code_or_crop_filter_with_a_character_no_text_has_is_said_and_le
     assert error_beside(page, "code") == NOT_PRINTABLE
     assert error_beside(page, "crop") == NOT_PRINTABLE
     assert f'href="/passports/{code}/"' in page.content.decode()
+
+
+PAGE_TWO = [hostile for hostile in other_scripts("2") if hostile.what.endswith(" digits")]
+
+
+@pytest.mark.parametrize("hostile", PAGE_TWO, ids=str)
+def test_a_page_in_another_scripts_digits_is_left_out(grower, hostile, monkeypatch):
+    monkeypatch.setattr("portal.passports.views.passports.PER_PAGE", 1)
+    made_with_the_form(grower)
+    made_with_the_form(grower)
+    assert "2–2 of 2 passports" in text(listed(grower, page="2"))
+    assert "1–1 of 2 passports" in text(listed(grower, page=hostile.value))
+
+
+# --- a short code typed: the look-up, and a passport added by its code -------------------------
+
+
+@pytest.mark.parametrize("hostile", one_line_refused("7KXM4QHT2W"), ids=str)
+def test_a_short_code_with_a_character_no_text_has_is_refused_unasked(grower, hostile):
+    with upstream_calls() as calls:
+        looked_up = grower.get("/p/", {"code": hostile.value})
+        added = grower.post("/passports/add", {"code": hostile.value})
+    assert looked_up.status_code == 400 and NOT_PRINTABLE in text(looked_up)
+    assert added.status_code == 400 and NOT_PRINTABLE in text(added)
+    assert [c.operation for c in calls if c.operation != "authorisation"] == []  # no look-up
+    assert not Passport.objects.exists()
