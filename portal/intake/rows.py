@@ -28,6 +28,7 @@ from django.db import IntegrityError, transaction
 from portal.intake import loads, quality, verdicts
 from portal.intake.forms import CLAIM_FIELDS, LoadForm, reason_refusals
 from portal.intake.models import Decision, IntakeSite, Load
+from portal.lib.printable import NOT_PRINTABLE, is_printable
 from portal.passports import codes
 from portal.passports.models import Passport
 
@@ -214,6 +215,8 @@ def _passport(
     """The passport the record names, or why none: a correction may leave the code out (its
     load's passport is meant), or must name its load's."""
     text = _text(typed)
+    if not is_printable(text):
+        return None, NOT_PRINTABLE
     short_code = codes.normalise(text)
     if corrected is not None:
         if text and short_code != corrected.passport.short_code:
