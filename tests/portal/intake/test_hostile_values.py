@@ -13,6 +13,8 @@ from django.test import Client
 from django.utils import timezone
 
 from portal.accounts.session import portal_user
+from portal.intake import quality
+from portal.intake.forms import CLAIM_FIELDS, TICKET
 from portal.intake.models import IntakeSite, Load, LoadEntry
 from portal.lib.printable import NOT_PRINTABLE
 from tests.hostile_values import (
@@ -54,7 +56,9 @@ def clerk(site, upstream_sandbox) -> Client:
 
 
 TEXTS = ("vehicle", "sample_reference")
-NUMBERS = ("sample_kept_days", "moisture", "protein", "claim_1_rate", "claim_1_tonnes")
+# Every number field of a wheat load's form: its results, and each claim's rate and tonnes.
+NUMBERS = ("sample_kept_days", *(p.key for p in quality.parameters_of("wheat")),
+           *(name for names in CLAIM_FIELDS for name in names[1:]))  # fmt: skip
 WEIGHTS = ("gross_kg", "tare_kg")
 NOT_A_NUMBER = "Enter a number in the digits 0 to 9"
 NOT_A_WHOLE_NUMBER = "Enter a whole number in the digits 0 to 9"
@@ -72,9 +76,19 @@ def refused(clerk, **changed: object):
 
 @pytest.mark.parametrize("hostile", one_line_refused("AE24KTV"), ids=str)
 def test_a_character_no_load_has_is_refused_in_every_text_field(clerk, hostile):
-    response = refused(clerk, **dict.fromkeys(TEXTS, hostile.value))
+    response = refused(clerk, **dict.fromkeys(("ticket", *TEXTS), hostile.value))
     for name in TEXTS:
         assert field_error(response, name) == NOT_PRINTABLE
+    assert field_error(response, "ticket") == TICKET.message
+
+
+@pytest.mark.parametrize("hostile", one_line_refused("claim"), ids=str)
+def test_a_choice_with_a_character_no_text_has_is_none_offered(clerk, hostile):
+    chosen = {"decision": hostile.value, "reasons": [hostile.value],
+              "claim_1_parameter": hostile.value}  # fmt: skip
+    response = refused(clerk, **chosen)
+    for name in chosen:
+        assert field_error(response, name).startswith("Select a valid choice."), name
 
 
 @pytest.mark.parametrize("hostile", not_numbers(), ids=str)
