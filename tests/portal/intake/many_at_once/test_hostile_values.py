@@ -39,6 +39,7 @@ from tests.portal.intake.test_hostile_values import (
     NOT_A_WHOLE_NUMBER,
     WEIGHTS,
 )
+from tests.portal.passports.helpers import text
 
 
 @dataclass(frozen=True)
@@ -221,3 +222,11 @@ def test_a_correction_s_reason_has_the_form_s_limit(token, code):
     response = door_sent(correction, token)
     assert response.json()["errors"]["correction_reason"] == ["Say why in at most 500 characters."]
     assert LoadEntry.objects.count() == 1
+
+
+def test_the_upload_page_says_how_weights_decimals_claims_and_reasons_are_written(clerk, site):
+    page = text(clerk.get(f"/intake/sites/{site.code}/upload"))
+    assert "a whole number up to 60,000: 44120 or 44,120." in page
+    assert "2,50 in a file whose cells are separated by semicolons" in page
+    assert "one claim on each parameter." in page
+    assert "needed with yes, at most 500 characters." in page
