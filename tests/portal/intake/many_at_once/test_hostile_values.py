@@ -230,3 +230,13 @@ def test_the_upload_page_says_how_weights_decimals_claims_and_reasons_are_writte
     assert "2,50 in a file whose cells are separated by semicolons" in page
     assert "one claim on each parameter." in page
     assert "needed with yes, at most 500 characters." in page
+
+
+def test_a_second_claim_on_a_result_is_refused_at_the_door(token, code):
+    twice = upload_row(code, claim_2_parameter="Specific weight", claim_2_rate="1.00")
+    response = door_sent(twice, token)
+    assert response.status_code == 422
+    assert response.json()["errors"]["claim_2_parameter"] == [
+        "Another claim is on this result already: make one claim on each result."
+    ]
+    assert not Load.objects.exists()
