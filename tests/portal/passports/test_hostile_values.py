@@ -141,3 +141,17 @@ def test_a_short_code_with_a_character_no_text_has_is_refused_unasked(grower, ho
     assert added.status_code == 400 and NOT_PRINTABLE in text(added)
     assert [c.operation for c in calls if c.operation != "authorisation"] == []  # no look-up
     assert not Passport.objects.exists()
+
+
+CHOSEN_FILTERS = {"membership": "Choose one of your memberships.", "site": "Choose one of your "
+                  "sites.", "year": "No passport of yours has that harvest year: choose one "
+                  "listed.", "decision": "Choose one of the decisions listed."}  # fmt: skip
+
+
+@pytest.mark.parametrize("hostile", [*one_line_refused("2026"), *other_scripts("2026")], ids=str)
+def test_a_chosen_filter_with_a_value_none_offered_is_said_and_left_out(grower, hostile):
+    code = made_with_the_form(grower)
+    page = listed(grower, **dict.fromkeys(CHOSEN_FILTERS, hostile.value))
+    for name, said in CHOSEN_FILTERS.items():
+        assert error_beside(page, name) == said, name
+    assert f'href="/passports/{code}/"' in page.content.decode()
