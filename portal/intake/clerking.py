@@ -36,6 +36,7 @@ from portal.intake.forms import ClerkLoadForm, CorrectionForm, initial_of
 from portal.intake.loads import Figures
 from portal.intake.models import IntakeSite, Load, LoadEntry
 from portal.intake.showing import ShownLoad, shown
+from portal.lib import numbers
 from portal.passports import intake, lookup
 from portal.passports.models import Passport
 
@@ -106,7 +107,9 @@ def desk(site: IntakeSite, page_number: str | None) -> Desk:
     before; and those whose grower's query waits for an answer."""
     start = _start_of_today()
     rows = _listed(site)
-    earlier = Paginator(rows.filter(created__lt=start), PER_PAGE).get_page(page_number)
+    earlier = Paginator(rows.filter(created__lt=start), PER_PAGE).get_page(
+        numbers.page_number(page_number)
+    )
     earlier.object_list = [_row(load) for load in earlier.object_list]
     queried = rows.filter(latest_kind=LoadEntry.Kind.QUERIED)
     return Desk(

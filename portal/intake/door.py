@@ -16,6 +16,7 @@ import secrets
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -33,6 +34,8 @@ ALREADY = ('already recorded: send it with "correction": true and a "correction_
 UNCHANGED = "the correction says what the load says already: nothing was changed"
 NOT_AN_OBJECT = "A record is a JSON object of a load's fields (short_code, ticket, ...)."
 NOT_A_FIELD = "Not a field of a load's record."
+NOT_A_VALUE = ("Send this field as text or a number (a correction as true or false, the reasons "
+               "as a list of texts).")  # fmt: skip
 
 
 def digest(token: str) -> str:
@@ -125,7 +128,7 @@ def take(token: SiteToken, records: list[object], request: HttpRequest) -> list[
         else:
             taken = rows.take(site, record, by=by, passports=passports, recorded=recorded,
                               verdict_of=verdicts.from_asked(asked))  # fmt: skip
-        answers.append(Answer(index, _ticket(record), taken))
+        answers.append(Answer(index, rows.ticket_of(record), taken))
     SiteToken.objects.filter(pk=token.pk).update(last_used=timezone.now())
     counted = Counter(str(answer.taken.outcome) for answer in answers)
     tallied = {outcome.replace(" ", "_"): count for outcome, count in counted.items()}
@@ -139,13 +142,20 @@ def _refusal(record: object) -> dict[str, list[str]] | None:
     if not isinstance(record, dict):
         return {"record": [NOT_AN_OBJECT]}
     unknown = [key for key in record if key not in rows.COLUMNS]
-    return {str(key)[:60]: [NOT_A_FIELD] for key in unknown} or None
+    refused = {str(key)[:60]: [NOT_A_FIELD] for key in unknown}
+    refused |= {key: [NOT_A_VALUE] for key, value in record.items()
+                if key in rows.COLUMNS and not _readable(key, value)}  # fmt: skip
+    return refused or None
 
 
-def _ticket(record: object) -> str:
-    if isinstance(record, dict) and isinstance(record.get("ticket"), str | int):
-        return str(record["ticket"])[:40]
-    return ""
+def _readable(key: str, value: object) -> bool:
+    """Whether a field's JSON value is of a kind it is read from: text, a number or null; for
+    a correction also true or false, for the reasons also a list of texts."""
+    if isinstance(value, bool):
+        return key == rows.CORRECTION
+    if isinstance(value, list):
+        return key == "reasons" and all(isinstance(reason, str) for reason in value)
+    return value is None or isinstance(value, str | int | Decimal)
 
 
 def tally(answers: Iterable[Answer]) -> dict[str, int]:

@@ -21,14 +21,22 @@ from django.utils import timezone
 from portal.intake import quality
 from portal.intake.loads import Bounds, Claim, Figures, latest_figures, specification_now
 from portal.intake.models import Decision, IntakeSite, Load
+from portal.lib.printable import printable, printable_lines
 from portal.passports import intake
-from portal.passports.forms import CHARACTERS_A_CODE, ScoreField, WholeNumberField
+from portal.passports.forms import (
+    CHARACTERS_A_CODE,
+    AsciiDateTimeField,
+    ScoreField,
+    WholeNumberField,
+)
 
 HEAVIEST_KG = 60_000  # no lorry on a British road weighs more, loaded
 OLDEST_DAYS = 366  # a load arrived longer ago than this is a typing error
 CLOCKS_APART = timedelta(minutes=10)  # a weighbridge's clock a little ahead of ours
 CLAIMS_AT_MOST = 3
 HIGHEST_RATE = Decimal("500")  # pounds a tonne
+REASON_LONGEST = 500  # a correction's reason, from the form, an upload or the door
+WEIGHT = "Enter the weight in kilograms in the digits 0 to 9, for example 41200 or 41,200."
 
 TICKET = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9/._-]*$",
@@ -51,14 +59,20 @@ class LoadForm(forms.Form):
     a load's: its ticket stays, and is not refused as used."""
 
     ticket = forms.CharField(label="Ticket number", max_length=40, validators=[TICKET])
-    arrival = forms.DateTimeField(
-        label="Arrived at", help_text="Date and time, as 2026-09-03 10:15."
-    )
+    arrival = AsciiDateTimeField(
+        label="Arrived at", help_text="Date and time, as 2026-09-03 10:15.",
+        error_messages={"invalid": "Enter the date and time in the digits 0 to 9, as "
+                        "2026-09-03 10:15."},
+    )  # fmt: skip
     vehicle = forms.CharField(label="Vehicle registration", max_length=16,
-                              help_text="As seen on the vehicle.")  # fmt: skip
-    gross_kg = WholeNumberField(label="Gross weight (kg)", min_value=1, max_value=HEAVIEST_KG)
-    tare_kg = WholeNumberField(label="Tare weight (kg)", min_value=1, max_value=HEAVIEST_KG)
-    sample_reference = forms.CharField(label="Sample reference", max_length=40, required=False)
+                              help_text="As seen on the vehicle.",
+                              validators=[printable])  # fmt: skip
+    gross_kg = WholeNumberField(label="Gross weight (kg)", min_value=1, max_value=HEAVIEST_KG,
+                                thousands=True, error_messages={"invalid": WEIGHT})  # fmt: skip
+    tare_kg = WholeNumberField(label="Tare weight (kg)", min_value=1, max_value=HEAVIEST_KG,
+                               thousands=True, error_messages={"invalid": WEIGHT})  # fmt: skip
+    sample_reference = forms.CharField(label="Sample reference", max_length=40, required=False,
+                                       validators=[printable])  # fmt: skip
     sample_kept_days = WholeNumberField(label="Sample kept (days)", min_value=0,
                                         max_value=3650, required=False)  # fmt: skip
     decision = forms.ChoiceField(label="Decision", choices=Decision.choices)
@@ -132,6 +146,22 @@ class LoadForm(forms.Form):
 
     def clean_vehicle(self) -> str:
         return " ".join(self.cleaned_data["vehicle"].upper().split())
+
+    def clean_claim_2_parameter(self) -> str:
+        return self._claimed_once(2)
+
+    def clean_claim_3_parameter(self) -> str:
+        return self._claimed_once(3)
+
+    def _claimed_once(self, number: int) -> str:
+        """Claim `number`'s result, refused if an earlier claim is on it: one claim a result."""
+        on = self.cleaned_data[_claim_field(number, "parameter")]
+        earlier = {self.cleaned_data.get(_claim_field(n, "parameter")) for n in range(1, number)}
+        if on and on in earlier:
+            raise forms.ValidationError(
+                "Another claim is on this result already: make one claim on each result."
+            )
+        return on
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -250,7 +280,7 @@ class CodeForm(forms.Form):
     each code of its list."""
 
     code = forms.CharField(
-        label="Short code", max_length=CHARACTERS_A_CODE,
+        label="Short code", max_length=CHARACTERS_A_CODE, validators=[printable],
         help_text="As printed on the passport, with or without its hyphen, or scan its QR code.",
         error_messages={"required": "Enter the passport's short code."},
     )  # fmt: skip
@@ -344,16 +374,33 @@ def _bounds_attributes(bounds: Bounds) -> dict[str, str]:
     return {name: format(bound, "f") for name, bound in sides if bound is not None}
 
 
+# A correction's reason, as the correction form, an upload's row and the door read it.
+REASON = forms.CharField(
+    label="Why the record is corrected", max_length=REASON_LONGEST,
+    widget=forms.Textarea(attrs={"rows": 3}),
+    help_text=f"The grower sees this in the load's history. At most {REASON_LONGEST} characters.",
+    validators=[printable_lines],
+    error_messages={
+        "required": "Say why the record is corrected.",
+        "max_length": f"Say why in at most {REASON_LONGEST} characters.",
+    },
+)  # fmt: skip
+
+
+def reason_refusals(reason: str) -> list[str]:
+    """Why a correction's reason (given) is refused, in the form's words; none if it is not."""
+    try:
+        REASON.clean(reason)
+    except forms.ValidationError as error:
+        return error.messages
+    return []
+
+
 class CorrectionForm(ClerkLoadForm):
     """A load's figures corrected, with the reason (the grower reads it in the history). A
     correction changes at least one figure: the same form sent twice adds one entry."""
 
-    reason = forms.CharField(
-        label="Why the record is corrected", max_length=1000,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="The grower sees this in the load's history.",
-        error_messages={"required": "Say why the record is corrected."},
-    )  # fmt: skip
+    reason = REASON
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()

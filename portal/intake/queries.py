@@ -21,6 +21,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
 from portal.intake.models import Load, LoadEntry
+from portal.lib.printable import printable_lines
 
 CERTIFICATE_MOST_BYTES = 5 * 1024 * 1024
 WORDS_MOST = 2_000
@@ -151,7 +152,7 @@ class QueryForm(forms.Form):
         label="Why you query this result", max_length=WORDS_MOST,
         help_text=f"What you think is wrong, and what your own tests found. {WORDS_HELP}",
         error_messages={"required": "Say why you query this result."},
-        widget=forms.Textarea(attrs={"rows": 4}),
+        widget=forms.Textarea(attrs={"rows": 4}), validators=[printable_lines],
     )  # fmt: skip
     certificate = forms.FileField(
         label="Laboratory certificate (if you have one)", required=False,
@@ -189,7 +190,7 @@ class AnswerForm(forms.Form):
     words = forms.CharField(
         label="Your answer", max_length=WORDS_MOST, help_text=WORDS_HELP,
         error_messages={"required": "Write your answer, or why the result stands."},
-        widget=forms.Textarea(attrs={"rows": 4}),
+        widget=forms.Textarea(attrs={"rows": 4}), validators=[printable_lines],
     )  # fmt: skip
     action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS], required=False, error_messages={
         "invalid_choice": "Press Answer or Stand by the result."})  # fmt: skip

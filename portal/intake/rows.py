@@ -15,8 +15,10 @@ same record sent twice is recorded once.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from enum import StrEnum
 from itertools import chain
 from typing import Any
@@ -24,8 +26,9 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from portal.intake import loads, quality, verdicts
-from portal.intake.forms import CLAIM_FIELDS, LoadForm
+from portal.intake.forms import CLAIM_FIELDS, LoadForm, reason_refusals
 from portal.intake.models import Decision, IntakeSite, Load
+from portal.lib.printable import NOT_PRINTABLE, is_printable
 from portal.passports import codes
 from portal.passports.models import Passport
 
@@ -42,7 +45,9 @@ CLAIM_PARAMETERS = tuple(names[0] for names in CLAIM_FIELDS)
 # passport is not known (their refusals would say nothing of the record).
 CROP_FIELDS = frozenset({parameter.key for parameter in quality.ALL_PARAMETERS} |
                         set(CLAIM_PARAMETERS))  # fmt: skip
-REASON_LONGEST = 500
+# Columns of numbers that may have decimals (a file may write them with a decimal comma).
+DECIMALS = frozenset({parameter.key for parameter in quality.ALL_PARAMETERS} |
+                     {name for names in CLAIM_FIELDS for name in names[1:]})  # fmt: skip
 YES, NO = frozenset({"yes", "y", "true", "1", "x"}), frozenset({"", "no", "n", "false", "0"})
 PARAMETER_CHOICES = tuple((p.key, p.label) for p in quality.ALL_PARAMETERS)
 
@@ -136,10 +141,10 @@ def check(
         return Taken(Outcome.ALREADY, load=load)
     if correction and not reason:
         errors[CORRECTION_REASON] = ["Say why the load is corrected."]
-    elif len(reason) > REASON_LONGEST:
-        errors[CORRECTION_REASON] = [f"Say it in at most {REASON_LONGEST} characters."]
     elif reason and not correction:
         errors[CORRECTION_REASON] = ["Only a correction has a reason: mark it as a correction."]
+    elif reason and (refusals := reason_refusals(reason)):
+        errors[CORRECTION_REASON] = refusals
     if correction and load is None and ticket:
         errors["ticket"] = [f"Ticket {ticket} is not recorded at {site}: only a recorded load "
                             "is corrected."]  # fmt: skip
@@ -210,6 +215,8 @@ def _passport(
     """The passport the record names, or why none: a correction may leave the code out (its
     load's passport is meant), or must name its load's."""
     text = _text(typed)
+    if not is_printable(text):
+        return None, NOT_PRINTABLE
     short_code = codes.normalise(text)
     if corrected is not None:
         if text and short_code != corrected.passport.short_code:
@@ -248,11 +255,27 @@ def form_data(record: Record) -> dict[str, object]:
 
 
 def _text(value: object) -> str:
+    """A value as text: a JSON number or a workbook's as its digits (12345.0 as 12345, so that a
+    ticket sent as a number is the same ticket however it is written; one in an exponent's
+    form as it is, which no field takes)."""
     if value is None:
         return ""
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float | Decimal) and _whole(value):
         return str(int(value))
     return str(value).strip()
+
+
+def _whole(number: float | Decimal) -> bool:
+    return math.isfinite(number) and "e" not in str(number).lower() and number == int(number)
+
+
+def ticket_of(record: object) -> str:
+    """The ticket a record names, as the record is taken ("" for none, or a value of a kind no
+    ticket is)."""
+    ticket = record.get("ticket") if isinstance(record, Mapping) else None
+    if isinstance(ticket, bool) or not isinstance(ticket, str | int | float | Decimal):
+        return ""
+    return _text(ticket)[:40]
 
 
 def _listed(value: object) -> list[str]:

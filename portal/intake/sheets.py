@@ -7,6 +7,8 @@ What the file is is told by its content as well as its name: a file named .csv t
 or .xlsx that is not a workbook, is refused with words that say so (`NotASheet`), as is any other
 kind (.xls, .ods, .numbers). A cell holding a formula is read as the formula's text, never as
 the value a spreadsheet worked out (openpyxl without `data_only`): it is checked as any text is.
+A text cell's characters that XML cannot hold (control characters), which a workbook writes as
+`_x001B_`, are read as the characters Excel shows, to be checked as typed ones are.
 
 A workbook is a ZIP: one whose parts would unpack to more than UNPACKED_BYTES (a "zip bomb") is
 refused before any part is read. So is one whose table of distinct texts (its shared strings,
@@ -28,7 +30,10 @@ from pathlib import PurePath
 from typing import IO
 
 from openpyxl import load_workbook
+from openpyxl.utils.escape import unescape
 from openpyxl.utils.exceptions import InvalidFileException
+
+from portal.lib.numbers import decimal_point
 
 CSV, XLSX = "csv", "xlsx"
 KINDS = (CSV, XLSX)
@@ -88,12 +93,17 @@ def kind_of(name: str, file: IO[bytes]) -> str:
     raise NotASheet(f"A file {shown} is not taken here. {SAVE_AS}")
 
 
-def rows_of(file: IO[bytes], kind: str, columns: tuple[str, ...]) -> Iterator[Row]:
+def rows_of(
+    file: IO[bytes], kind: str, columns: tuple[str, ...], decimals: frozenset[str] = frozenset()
+) -> Iterator[Row]:
     """The file's rows after its header, blank ones skipped, as they are read. The header must
     name `columns` (in any order, any case, spaces for underscores) and no other: NotASheet
-    otherwise, with those missing or not known; and if a row cannot be read."""
+    otherwise, with those missing or not known; and if a row cannot be read. In a CSV file
+    separated by semicolons (as where the comma is the decimal mark), a number of a column of
+    `decimals` written with a decimal comma (14,5) is read with a point (14.5)."""
     file.seek(0)
-    lines = _csv_lines(file) if kind == CSV else _workbook_lines(file)
+    separator, lines = _csv_lines(file) if kind == CSV else (",", _workbook_lines(file))
+    pointed = decimals if separator == ";" else frozenset()
     try:
         header = next(lines, None)
         if header is None:
@@ -103,7 +113,8 @@ def rows_of(file: IO[bytes], kind: str, columns: tuple[str, ...]) -> Iterator[Ro
         blanks = 0
         for number, values in enumerate(lines, start=2):
             cells = _padded([value.strip() for value in values], len(names))
-            row = Row(number, dict(zip(names, cells, strict=True)))
+            row = Row(number, {name: decimal_point(cell) if name in pointed else cell
+                               for name, cell in zip(names, cells, strict=True)})  # fmt: skip
             if row.is_blank:
                 blanks += 1
                 if blanks > BLANK_ROWS:
@@ -188,11 +199,17 @@ def _decodes(file: IO[bytes], encoding: str) -> bool:
         file.seek(0)
 
 
-def _csv_lines(file: IO[bytes]) -> Iterator[list[str]]:
+def _csv_lines(file: IO[bytes]) -> tuple[str, Iterator[list[str]]]:
+    """What separates the file's cells, and its lines as they are read."""
     lines = _text_lines(file, _encoding(file))
     first = next(lines, "")
+    dialect = _dialect(first)
+    return dialect.delimiter, _csv_read(_chained(first, lines), dialect)
+
+
+def _csv_read(lines: Iterator[str], dialect: type[csv.Dialect]) -> Iterator[list[str]]:
     try:
-        yield from csv.reader(_chained(first, lines), _dialect(first))
+        yield from csv.reader(lines, dialect)
     except csv.Error as error:
         raise NotASheet(f"The file cannot be read as CSV: {error}.") from None
 
@@ -293,4 +310,6 @@ def _text(value: object) -> str:
         return value.strftime("%Y-%m-%d %H:%M:%S" if value.second else "%Y-%m-%d %H:%M")
     if isinstance(value, date | time):
         return value.isoformat()
+    if isinstance(value, str):  # a character XML cannot hold is written _x001B_ (Excel's own)
+        return unescape(value).strip()
     return str(value).strip()

@@ -44,7 +44,7 @@ from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from portal.intake import access, loads, quality, rows, sheets, verdicts
-from portal.intake.forms import CLAIMS_AT_MOST, HEAVIEST_KG
+from portal.intake.forms import CLAIMS_AT_MOST, HEAVIEST_KG, REASON_LONGEST
 from portal.intake.models import Decision, IntakeSite, LoadEntry, UploadedRow
 from portal.jobs.models import Job, result_storage
 from portal.jobs.tasks import Progress, ResultFile, WorkFailed
@@ -90,7 +90,7 @@ def columns_explained() -> list[Column]:
                           "and time cell of the workbook)."),
         Column("vehicle", "The vehicle's registration, as seen."),
         Column("gross_kg", f"The loaded vehicle's weight in kg, a whole number up to "
-                           f"{HEAVIEST_KG:,}."),
+                           f"{HEAVIEST_KG:,}: 44120 or 44,120."),
         Column("tare_kg", "The empty vehicle's weight in kg, below the gross weight."),
         Column("sample_reference", "The sample's reference (optional)."),
         Column("sample_kept_days", "How many days the sample is kept (optional)."),
@@ -100,12 +100,14 @@ def columns_explained() -> list[Column]:
         *parameters,
         Column("claim_1_parameter", f"A claim's parameter (its key, as the columns above), up "
                                     f"to {CLAIMS_AT_MOST} claims: claim_1_ to claim_"
-                                    f"{CLAIMS_AT_MOST}_."),
-        Column("claim_1_rate", "The claim's rate in £ a tonne."),
+                                    f"{CLAIMS_AT_MOST}_; one claim on each parameter."),
+        Column("claim_1_rate", "The claim's rate in £ a tonne: 2.50 (or 2,50 in a file whose "
+                               "cells are separated by semicolons, as every result may be)."),
         Column("claim_1_tonnes", "The tonnes it is on; blank for the load's net tonnes."),
         Column("correction", "yes to correct the load of a ticket recorded already; blank "
                              "otherwise (a ticket recorded already is then left alone)."),
-        Column("correction_reason", "Why it is corrected, for the grower: needed with yes."),
+        Column("correction_reason", f"Why it is corrected, for the grower: needed with yes, at "
+                                    f"most {REASON_LONGEST} characters."),
     ]  # fmt: skip
 
 
@@ -278,8 +280,8 @@ def run(job: Job, progress: Progress) -> ResultFile:
     progress(0, total)
     with opened:
         try:
-            for row, taken in _taken(job, site, sheets.rows_of(opened, job.params["kind"],
-                                                               rows.COLUMNS)):  # fmt: skip
+            read = sheets.rows_of(opened, job.params["kind"], rows.COLUMNS, rows.DECIMALS)
+            for row, taken in _taken(job, site, read):
                 report.add(row, taken)
                 tally.add(row, taken)
                 progress(min(tally.rows, total), total)

@@ -25,6 +25,7 @@ from portal.assurance.passport_fields import (
     day_written,
     requested,
 )
+from portal.lib.numbers import plain_number
 from portal.lib.printable import printable
 from portal.passports import codes, intake, listing
 
@@ -36,6 +37,7 @@ class LookUpForm(forms.Form):
         label="Short code",
         help_text="8 to 12 letters and numbers, as on the passport: for example 7KXM4-QHT2W.",
         max_length=40,
+        validators=[printable],
         error_messages={
             "required": "Enter the passport's short code.",
             "max_length": "A short code has 8 to 12 letters and numbers: check what you typed.",
@@ -131,7 +133,7 @@ def _text(name: str, help_text: str = "", **attrs: str) -> forms.CharField:
 
 def _date(name: str, help_text: str = "") -> forms.DateField:
     label = _label(name)
-    return forms.DateField(
+    return AsciiDateField(
         label=label, help_text=help_text, required=False,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         validators=[_within_passport_dates(label)],
@@ -151,9 +153,39 @@ def _within_passport_dates(label: str) -> Callable[[date], None]:
     return check
 
 
-class _AsciiDigits:
-    """A number in ASCII digits only: Django reads the digits of any script (١٢ as 12), which
-    is not what the service, the PDF or a spreadsheet of the passports would show."""
+class _PlainNumber:
+    """A number by the portal's one rule (portal.lib.numbers.plain_number): Django reads others
+    too (١٢ as 12, 1E1, 40_000), which is not what the service, the PDF or a spreadsheet of the
+    passports would show. `thousands`: a weight, which may be written as the portal shows it
+    (41,200)."""
+
+    error_messages: dict[str, str]
+
+    def __init__(self, *args: Any, thousands: bool = False, **kwargs: Any) -> None:
+        self.thousands = thousands
+        super().__init__(*args, **kwargs)
+
+    def to_python(self, value: Any) -> Any:
+        if isinstance(value, str) and value.strip():
+            written = plain_number(value, thousands=self.thousands)
+            if written is None:
+                raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+            value = written
+        return super().to_python(value)  # type: ignore[misc]
+
+
+class WholeNumberField(_PlainNumber, forms.IntegerField):
+    default_error_messages = {"invalid": "Enter a whole number in the digits 0 to 9, for example "
+                              "12."}  # fmt: skip
+
+
+class ScoreField(_PlainNumber, forms.DecimalField):
+    default_error_messages = {"invalid": "Enter a number in the digits 0 to 9, with a decimal "
+                              "point if it has one, for example 14.5."}  # fmt: skip
+
+
+class _AsciiOnly:
+    """A date or time in ASCII digits only: Django reads the digits of any script."""
 
     error_messages: dict[str, str]
 
@@ -163,11 +195,11 @@ class _AsciiDigits:
         return super().to_python(value)  # type: ignore[misc]
 
 
-class WholeNumberField(_AsciiDigits, forms.IntegerField):
+class AsciiDateField(_AsciiOnly, forms.DateField):
     pass
 
 
-class ScoreField(_AsciiDigits, forms.DecimalField):
+class AsciiDateTimeField(_AsciiOnly, forms.DateTimeField):
     pass
 
 
@@ -412,25 +444,26 @@ class PassportFilters(forms.Form):
         label="Site", required=False,
         error_messages={"invalid_choice": "Choose one of your sites."},
     )  # fmt: skip
-    crop = forms.CharField(label=_label("crop_type"), required=False, widget=forms.Select)
+    crop = forms.CharField(label=_label("crop_type"), required=False, widget=forms.Select,
+                           validators=[printable])  # fmt: skip
     year = forms.ChoiceField(
         label=_label("harvest_year"), required=False,
         error_messages={"invalid_choice": "No passport of yours has that harvest year: choose one "
                         "listed."},
     )  # fmt: skip
-    loaded_from = forms.DateField(
+    loaded_from = AsciiDateField(
         label="Loaded from", required=False,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         error_messages={"invalid": "Enter the first loading date as a real date."},
     )  # fmt: skip
-    loaded_to = forms.DateField(
+    loaded_to = AsciiDateField(
         label="Loaded to", required=False,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         error_messages={"invalid": "Enter the last loading date as a real date."},
     )  # fmt: skip
     code = forms.CharField(
         label="Short code", required=False, max_length=20,
-        help_text="All of it or a part, for example QHT2W.",
+        help_text="All of it or a part, for example QHT2W.", validators=[printable],
         widget=forms.TextInput(attrs={"autocapitalize": "characters", "autocomplete": "off",
                                       "spellcheck": "false"}),
         error_messages={"max_length": "A short code has at most 12 letters and numbers."},
@@ -506,7 +539,7 @@ class AddByCodeForm(forms.Form):
     """The short code of a passport made elsewhere, to add it to the business's list."""
 
     code = forms.CharField(
-        label="Short code", max_length=40,
+        label="Short code", max_length=40, validators=[printable],
         help_text="Of a passport made on paper or in another system, for example 7KXM4-QHT2W.",
         widget=forms.TextInput(attrs={"autocapitalize": "characters", "autocomplete": "off",
                                       "spellcheck": "false"}),

@@ -22,6 +22,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from portal.lib.numbers import page_number
 from portal.passports import contacts, signing
 from portal.passports.models import Passport
 
@@ -53,7 +54,7 @@ class BatchCode:
 @login_required
 def batch_codes(request: HttpRequest, batch: uuid.UUID) -> HttpResponse:
     passports = _batch_for_contact(request, batch)
-    page = Paginator(passports, PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(passports, PER_PAGE).get_page(page_number(request.GET.get("page")))
     rows = list(page.object_list)
     codes = _codes(request, rows, page.start_index())
     context = {

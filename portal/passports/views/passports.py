@@ -18,6 +18,7 @@ from django_htmx.http import push_url
 
 from portal.assurance import records
 from portal.lib.htmx import wants_fragment
+from portal.lib.numbers import page_number
 from portal.passports import adding, contacts, exports, listing
 from portal.passports.forms import AddByCodeForm, PassportFilters
 
@@ -52,7 +53,7 @@ def _listed(request: HttpRequest, data: QueryDict) -> dict:
     given = _filters_in(data)
     filters = _filters(given, memberships)
     kept = listing.narrowed(everyone, filters.applied)
-    page = Paginator(listing.for_rows(kept), PER_PAGE).get_page(data.get("page"))
+    page = Paginator(listing.for_rows(kept), PER_PAGE).get_page(page_number(data.get("page")))
     sites = {s.site_guid: s.site_name or s.address for m in memberships for s in m.sites}
     return {
         "memberships": memberships, "filters": filters, "page": page,

@@ -104,15 +104,17 @@ def upload_row(short_code: str, ticket: str = "T-1001", **changed: object) -> di
     return {column: value for column, value in row.items() if value is not None}
 
 
-def tickets_file(rows_of_loads: list[dict[str, object]], kind: str = "csv") -> bytes:
+def tickets_file(
+    rows_of_loads: list[dict[str, object]], kind: str = "csv", separator: str = ","
+) -> bytes:
     """The rows written as the template is, its header first (every column), as CSV (UTF-8 with
-    a byte-order mark, as Excel saves it) or as a workbook whose cells are what the rows hold:
-    numbers as numbers, dates and times as a date cell, and text beginning with = as a
-    formula."""
+    a byte-order mark, as Excel saves it; its cells separated by `separator`) or as a workbook
+    whose cells are what the rows hold: numbers as numbers, dates and times as a date cell, and
+    text beginning with = as a formula."""
     table = [list(rows.COLUMNS)] + [[row.get(c, "") for c in rows.COLUMNS] for row in rows_of_loads]
     if kind == "csv":
         out = io.StringIO()
-        csv.writer(out).writerows(table)
+        csv.writer(out, delimiter=separator).writerows(table)
         return ("\ufeff" + out.getvalue()).encode()
     return a_workbook(*table)
 

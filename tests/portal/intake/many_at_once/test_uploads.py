@@ -130,7 +130,7 @@ def test_formulas_are_kept_as_text_never_worked_out_and_written_safely(clerk, si
     report = report_of(job)
     assert report[0]["ticket"] == "'=1+1"  # a spreadsheet shows it as text
     assert report[0]["reasons"].startswith("ticket: A ticket number has letters")
-    assert report[1]["reasons"].startswith("gross_kg: Enter a whole number.")
+    assert report[1]["reasons"].startswith("gross_kg: Enter the weight in kilograms")
     assert report[2]["outcome"] == "recorded"
     assert LoadEntry.objects.get(load__ticket="T-3").figures["vehicle"] == "=A1"
 
