@@ -300,8 +300,9 @@ def scrape() -> dict:
 
 def shown_band(page: str, operation: str) -> str:
     """The median the dashboard's last hour shows for `operation`'s calls."""
-    row = re.search(rf'<th scope="row">{re.escape(operation)}</th><td[^>]*>\d+</td><td[^>]*>[^<]*</td>'
-                    r"<td[^>]*>([^<]+)</td>", page)  # fmt: skip
+    cell = r"<td[^>]*>"
+    row = re.search(rf'<th scope="row">{re.escape(operation)}</th>{cell}\d+</td>{cell}[^<]*</td>'
+                    rf"{cell}([^<]+)</td>", page)  # fmt: skip
     assert row, f"no row for {operation}"
     return row[1]
 
