@@ -2,7 +2,8 @@
 clerk's, staff's), with data on it, in Chromium at 360, 768 and 1280 pixels. A page fails if its
 content is wider than the window, if any of its boxes hides content sideways (a table wider than
 its frame), or if a table's cell breaks a word across lines (a short code at its hyphen
-included).
+included). And the page may use the camera (its Permissions-Policy) exactly when it has a
+Scan button.
 
 The data is made once and the pages measured once, in one browser context a width, by the first
 test to run; each test then reads what its page measured at its width (the database is emptied
@@ -20,7 +21,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Response
 
 from portal.accounts.session import portal_user
 from portal.intake import loads, uploads
@@ -183,6 +184,18 @@ def _checked(code: str) -> str:
 
 
 _measured: dict[tuple[str, int], list[str]] = {}
+_camera: dict[str, tuple[bool, bool]] = {}  # whether it may use the camera, whether it scans
+
+
+def _camera_allowed(response: Response | None) -> bool:
+    policy = response.headers.get("permissions-policy", "") if response else ""
+    [camera] = re.findall(r"\bcamera=\(([^)]*)\)", policy)
+    return camera == "self"
+
+
+def _has_a_scan_button(page: Page) -> bool:
+    """Whether the page has a Scan button, shown or not (scanner.js shows it where it can)."""
+    return page.locator("[data-scan-start]").count() > 0
 
 
 def _measure(browser: Browser, portal_url: str, made: Made, csp: CspWatch) -> None:
@@ -194,8 +207,9 @@ def _measure(browser: Browser, portal_url: str, made: Made, csp: CspWatch) -> No
             _sign_in_as(page, portal_url, who)
             for name, (opener, address) in PAGES.items():
                 if opener == who:
-                    page.goto(portal_url + address(made))
+                    response = page.goto(portal_url + address(made))
                     _measured[name, width] = page.evaluate(MEASURE)
+                    _camera[name] = (_camera_allowed(response), _has_a_scan_button(page))
         context.close()
 
 
@@ -218,3 +232,9 @@ def measured(browser: Browser, portal_url: str, csp: CspWatch) -> dict:
 def test_nothing_is_hidden_sideways_nor_a_word_broken(measured, page_name: str, width: int):
     problems = measured[page_name, width]
     assert not problems, f"{page_name} at {width} px:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("page_name", PAGES)
+def test_the_camera_is_allowed_exactly_on_the_pages_that_scan(measured, page_name: str):
+    allowed, scans = _camera[page_name]
+    assert allowed == scans, f"{page_name}: camera {'allowed' if allowed else 'refused'}"
