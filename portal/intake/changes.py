@@ -15,6 +15,7 @@ from portal.intake import quality
 from portal.intake.forms import LoadForm
 from portal.intake.loads import Claim, Figures
 from portal.intake.models import Decision, LoadEntry
+from portal.lib import weights
 
 NONE = "none"
 
@@ -101,7 +102,8 @@ def _claims(claims: tuple[Claim, ...], crop: str) -> str:
     if not claims:
         return NONE
     return "; ".join(
-        f"{_parameter_label(crop, c.parameter)} £{c.rate} a tonne on {c.tonnes} t = £{c.total}"
+        f"{_parameter_label(crop, c.parameter)} £{c.rate} a tonne on {weights.tonnes(c.tonnes)} t"
+        f" = £{c.total}"
         for c in claims
     )
 

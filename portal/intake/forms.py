@@ -21,6 +21,7 @@ from django.utils import timezone
 from portal.intake import quality
 from portal.intake.loads import Claim, Figures, latest_figures
 from portal.intake.models import Decision, IntakeSite, Load
+from portal.lib import weights
 from portal.passports import intake
 from portal.passports.forms import CHARACTERS_A_CODE, ScoreField, WholeNumberField
 
@@ -174,7 +175,9 @@ class LoadForm(forms.Form):
             else:
                 net = self._net_tonnes(cleaned)
                 if weight is not None and net is not None and weight > net:
-                    self.add_error(tonnes, f"A claim is on at most the load's {net} tonnes.")
+                    self.add_error(
+                        tonnes, f"A claim is on at most the load's {weights.tonnes(net)} tonnes."
+                    )
                 elif weight is not None or net is not None:
                     claims.append(Claim(on, pounds, weight if weight is not None else net))
         return claims

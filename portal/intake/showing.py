@@ -13,6 +13,7 @@ from portal.intake import quality
 from portal.intake.loads import Bounds, Claim, Figures, figures_of, specification_of
 from portal.intake.models import Load, LoadEntry
 from portal.intake.queries import open_query
+from portal.lib.weights import tonnes
 from portal.passports.models import Passport
 
 
@@ -98,8 +99,8 @@ def _result(crop: str, key: str, value: Decimal, specification: Bounds | None) -
 
 
 def _claim(crop: str, claim: Claim) -> ShownClaim:
-    rate, tonnes, total = (_written(claim.rate), _written(claim.tonnes), _written(claim.total))
-    return ShownClaim(_label(crop, claim.parameter), rate, tonnes, total)
+    rate, total = _written(claim.rate), _written(claim.total)
+    return ShownClaim(_label(crop, claim.parameter), rate, tonnes(claim.tonnes), total)
 
 
 def _place(order: list[str], key: str) -> int:

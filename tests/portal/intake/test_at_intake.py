@@ -22,11 +22,11 @@ def test_the_grower_sees_the_load_the_result_beside_the_specification_and_the_cl
     load = a_load(a_site())
     page = text(grower.get(f"/passports/{load.passport.short_code}/"))
     assert "At intake Stour Valley Grain, Sudbury, ticket T-1001" in page
-    assert "Accepted with a claim : Specific weight under specification" in page
+    assert "Accepted with a claim : Specific weight below specification" in page
     assert "Net weight 29,100 kg (gross 44,120 kg, tare 15,020 kg)" in page
     assert "Specific weight 72.5 kg/hl 76 kg/hl or more ✗ Out of specification" in page
     assert "Moisture 14.2 % None given — Specific weight 72.5" in page  # in the crop's order
-    assert "Specific weight £2.50 a tonne 29.10 t £72.75" in page
+    assert "Specific weight £2.50 a tonne 29.100 t £72.75" in page
     assert "Recorded by intake on" in page
 
 
