@@ -234,7 +234,18 @@ def test_nothing_is_hidden_sideways_nor_a_word_broken(measured, page_name: str, 
     assert not problems, f"{page_name} at {width} px:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("page_name", PAGES)
-def test_the_camera_is_allowed_exactly_on_the_pages_that_scan(measured, page_name: str):
-    allowed, scans = _camera[page_name]
-    assert allowed == scans, f"{page_name}: camera {'allowed' if allowed else 'refused'}"
+def test_the_camera_is_allowed_exactly_on_the_pages_that_scan(measured):
+    scanning = {name for name, (_, scans) in _camera.items() if scans}
+    allowed = {name for name, (may, _) in _camera.items() if may}
+    # "intake" and "record a load by its code" lead a clerk of one site to its pages.
+    assert scanning == {
+        "the intake check",
+        "codes checked",
+        "the offline checker",
+        "a signed code",
+        "intake",
+        "record a load by its code",
+        "a site's loads",
+        "codes checked by a clerk",
+    }
+    assert allowed == scanning
