@@ -219,9 +219,11 @@ INSTALLED_APPS = [
 ]
 
 # Every browser feature off (django-permissions-policy). Passports' QR codes are read by a
-# phone's own camera app, which opens the look-up page; only the intake check's page (`/p/check`)
-# reads them itself, and allows the camera (and autoplay, to show its picture) for that page
-# alone. A page that comes to need a feature allows it with `permissions_policy_override`.
+# phone's own camera app, which opens the look-up page; only the pages with a Scan button read
+# them themselves (the intake check, a clerk's site and Record a load, the offline checker and
+# a signed code's page), and allow the camera (and autoplay, to show its picture) for themselves
+# alone (`with_the_camera`, portal/passports/views/intake.py). A page that comes to need a
+# feature allows it with `permissions_policy_override`.
 PERMISSIONS_POLICY: dict[str, list[str]] = {
     feature: []
     for feature in (

@@ -4,10 +4,14 @@ of a user: portal.accounts.session.end_every_session)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import AbstractUser
 from django.db.models import QuerySet
+from django.forms import ModelForm
 from django.http import HttpRequest
 
 from portal.accounts.session import end_every_session
@@ -24,7 +28,7 @@ admin.site.unregister(User)
 
 @admin.register(User)
 class PortalUserAdmin(UserAdmin):
-    list_display = ("username", "email", "is_staff", "is_superuser", "is_active", "last_login")
+    list_display = ("username", "e_mail", "is_staff", "is_superuser", "is_active", "last_login")
     actions = ["end_all_sessions"]
     # No password here to set or change: users sign in through the Assurance service.
     fieldsets = (
@@ -36,6 +40,17 @@ class PortalUserAdmin(UserAdmin):
         ("Dates", {"fields": ("last_login", "date_joined")}),
     )
     readonly_fields = ("last_login", "date_joined")
+
+    # "E-mail", as the portal writes it everywhere, not Django's "Email".
+    @admin.display(description="E-mail address", ordering="email")
+    def e_mail(self, user: AbstractUser) -> str:
+        return user.email
+
+    def get_form(self, request: HttpRequest, obj: object = None, **kwargs: Any) -> type[ModelForm]:
+        form = super().get_form(request, obj, **kwargs)
+        if "email" in form.base_fields:
+            form.base_fields["email"].label = "E-mail address"
+        return form
 
     @admin.action(description="End all their sessions (they must sign in again)")
     def end_all_sessions(self, request: HttpRequest, users: QuerySet) -> None:

@@ -27,6 +27,7 @@ LINKED = {
     "passports": "passports:list",
     "lookup": "passports:lookup",
     "intake": "passports:check",
+    "checker": "passports:checker",
     "clerks": "intake:home",  # shown to intake clerks only (`intake_clerk`)
     "dashboard": "dashboard:index",
     "admin": "admin:index",

@@ -361,6 +361,11 @@ class JobCounts:
         """The counts in the order of JOB_STATES."""
         return [self.by_state.get(state, 0) for state in JOB_STATES]
 
+    @property
+    def by_state_in_order(self) -> list[tuple[Job.State, int]]:
+        """Each state of JOB_STATES with its count (a phone's card names each count)."""
+        return list(zip(JOB_STATES, self.in_order, strict=True))
+
 
 JOB_STATES = (Job.State.QUEUED, Job.State.RUNNING, Job.State.FAILED, Job.State.DONE)
 

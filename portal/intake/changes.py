@@ -15,6 +15,7 @@ from portal.intake import quality
 from portal.intake.forms import LoadForm
 from portal.intake.loads import Claim, Figures
 from portal.intake.models import Decision, LoadEntry
+from portal.lib import weights
 
 NONE = "none"
 
@@ -106,8 +107,9 @@ def _claims(figures: Figures, crop: str) -> str:
 def _claim(claim: Claim, net_tonnes: Decimal, crop: str) -> str:
     label, total = _parameter_label(crop, claim.parameter), claim.total(net_tonnes)
     if claim.tonnes is None:
-        return f"{label} £{claim.rate} a tonne on the load's net {net_tonnes} t = £{total}"
-    return f"{label} £{claim.rate} a tonne on {claim.tonnes} t = £{total}"
+        on = f"the load's net {weights.tonnes(net_tonnes)}"
+        return f"{label} £{claim.rate} a tonne on {on} t = £{total}"
+    return f"{label} £{claim.rate} a tonne on {weights.tonnes(claim.tonnes)} t = £{total}"
 
 
 def _parameter_label(crop: str, key: str) -> str:

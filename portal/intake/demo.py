@@ -93,6 +93,6 @@ def figures(verdict: Verdict) -> Figures:
         arrival=timezone.now().replace(microsecond=0), vehicle=vehicle or "AE24 KTV",
         gross_kg=GROSS_KG, tare_kg=TARE_KG,
         decision=Decision.CLAIM, sample_reference=f"{TICKET}-S", sample_kept_days=90,
-        results=RESULTS, reasons=("Specific weight under specification",),
+        results=RESULTS, reasons=("specific-weight",),
         claims=(Claim("specific_weight", CLAIM_RATE, net_tonnes),),
     )  # fmt: skip

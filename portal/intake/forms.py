@@ -21,6 +21,7 @@ from django.utils import timezone
 from portal.intake import quality
 from portal.intake.loads import Bounds, Claim, Figures, latest_figures, specification_now
 from portal.intake.models import Decision, IntakeSite, Load
+from portal.lib import weights
 from portal.lib.printable import printable, printable_lines
 from portal.passports import intake
 from portal.passports.forms import (
@@ -204,7 +205,9 @@ class LoadForm(forms.Form):
             elif pounds is None:
                 self.add_error(rate, "Say the claim's rate in pounds a tonne.")
             elif weight is not None and (net := self._net_tonnes(cleaned)) and weight > net:
-                self.add_error(tonnes, f"A claim is on at most the load's {net} tonnes.")
+                self.add_error(
+                    tonnes, f"A claim is on at most the load's {weights.tonnes(net)} tonnes."
+                )
             else:
                 claims.append(Claim(on, pounds, weight))
         return claims

@@ -13,6 +13,7 @@ from portal.intake import changes, quality
 from portal.intake.loads import Bounds, Claim, Figures, figures_of, specification_of
 from portal.intake.models import Load, LoadEntry
 from portal.intake.queries import open_query
+from portal.lib.weights import tonnes
 from portal.passports.models import Passport
 
 
@@ -98,9 +99,9 @@ def _result(crop: str, key: str, value: Decimal, specification: Bounds | None) -
 
 
 def _claim(crop: str, claim: Claim, net_tonnes: Decimal) -> ShownClaim:
-    rate, tonnes = _written(claim.rate), _written(claim.tonnes_of(net_tonnes))
-    total = _written(claim.total(net_tonnes))
-    return ShownClaim(_label(crop, claim.parameter), rate, tonnes, total)
+    rate, total = _written(claim.rate), _written(claim.total(net_tonnes))
+    shown_tonnes = tonnes(claim.tonnes_of(net_tonnes))
+    return ShownClaim(_label(crop, claim.parameter), rate, shown_tonnes, total)
 
 
 def _place(order: list[str], key: str) -> int:

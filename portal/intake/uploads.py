@@ -49,6 +49,7 @@ from portal.intake.models import Decision, IntakeSite, LoadEntry, UploadedRow
 from portal.jobs.models import Job, result_storage
 from portal.jobs.tasks import Progress, ResultFile, WorkFailed
 from portal.lib.spreadsheets import safe_cell
+from portal.passports import codes
 
 UPLOAD_BYTES = 5 * 1024 * 1024
 ROWS_AT_ONCE = 200  # rows whose passports, loads and verdicts are read together
@@ -423,7 +424,8 @@ class Report:
 
     def add(self, row: sheets.Row, taken: rows.Taken) -> None:
         typed, reasons = row.cells, "; ".join(_reasons(taken))
-        cells = [str(row.number), typed.get("ticket", ""), typed.get(rows.SHORT_CODE, ""),
+        code = typed.get(rows.SHORT_CODE, "")
+        cells = [str(row.number), typed.get("ticket", ""), codes.normalise(code) or code,
                  str(taken.outcome), reasons, verdicts.words(taken.verdict)]  # fmt: skip
         self._writer.writerow([safe_cell(cell) for cell in cells])
 

@@ -33,8 +33,12 @@ class MailingAdmin(ReadOnlyAdmin):
     search_fields = ("recipient", "sender__username", "message_id")
     list_select_related = ("sender",)
     date_hierarchy = "created"
-    exclude = ("passports",)
-    readonly_fields = ("codes",)
+    exclude = ("passports", "sender_email")
+    readonly_fields = ("codes", "replies_to")
+
+    @admin.display(description="Replies to (the sender's e-mail address)")
+    def replies_to(self, mailing: Mailing) -> str:
+        return mailing.sender_email
 
     @admin.display(description="Passports")
     def passport_count(self, mailing: Mailing) -> int:

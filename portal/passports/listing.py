@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
@@ -20,6 +19,7 @@ from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Replace
 
 from portal.assurance import records
+from portal.lib.weights import tonnes_of_kg
 from portal.passports import codes
 from portal.passports.models import Passport
 
@@ -75,7 +75,7 @@ NO_RESULT = "none"  # the decision filter's choice of the passports with no load
 class Result:
     """A passport's latest load at intake as the list shows it."""
 
-    net_tonnes: Decimal
+    net_tonnes: str  # as every view writes tonnes (portal.lib.weights)
     decision: str  # its value, as the filter takes it
     decision_label: str
 
@@ -95,8 +95,7 @@ def result_of(passport: Passport) -> Result | None:
     if passport.intake_decision is None:
         return None
     label = dict(decisions()).get(passport.intake_decision, passport.intake_decision)
-    tonnes = Decimal(passport.intake_net_kg) / 1000
-    return Result(tonnes, passport.intake_decision, label)
+    return Result(tonnes_of_kg(passport.intake_net_kg), passport.intake_decision, label)
 
 
 def _decided(passports: QuerySet[Passport], decision: str) -> QuerySet[Passport]:

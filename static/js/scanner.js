@@ -1,5 +1,5 @@
-// Passports' QR codes read with the phone's camera, where the browser can (BarcodeDetector, and
-// a camera): the one scanner of the intake check, the clerks' "Record a load" and the offline
+// Passports' QR codes read with the phone's camera, where the browser can (BarcodeDetector that
+// reads QR codes, a camera, and the page's Permissions-Policy allowing it): the one scanner of the intake check, the clerks' "Record a load" and the offline
 // checker. `box` holds its parts, found by their data-scan-* attributes: the Scan button
 // (start, hidden until the browser says it reads QR codes), the panel with the video and the
 // Stop button, and the status that says what happens. Without them, the page is left as it is.
@@ -12,7 +12,9 @@ const EVERY_MS = 250;
 // stops the camera. `words` says what the status says when the camera is refused and when it
 // starts. Returns `scanning`, or null where the browser cannot scan.
 export const setUpScanner = (box, onCode, words) => {
-  if (!box || !("BarcodeDetector" in window) || !navigator.mediaDevices?.getUserMedia) {
+  const mayUseTheCamera = document.featurePolicy?.allowsFeature("camera") ?? true;
+  if (!box || !("BarcodeDetector" in window) || !navigator.mediaDevices?.getUserMedia
+      || !mayUseTheCamera) {
     return null;
   }
   const [start, stop, panel, video, status] = ["start", "stop", "panel", "video", "status"].map(
@@ -38,9 +40,11 @@ export const setUpScanner = (box, onCode, words) => {
     },
   };
 
-  window.BarcodeDetector.getSupportedFormats()
-    .then((formats) => {
-      start.hidden = !formats.includes("qr_code");
+  // The Scan button stays hidden unless QR codes can be read and there is a camera to read them.
+  Promise.all([window.BarcodeDetector.getSupportedFormats(), navigator.mediaDevices.enumerateDevices()])
+    .then(([formats, devices]) => {
+      const aCamera = devices.some((device) => device.kind === "videoinput");
+      start.hidden = !(formats.includes("qr_code") && aCamera);
     })
     .catch(() => {});
 

@@ -340,8 +340,8 @@ def assert_accessible(page: Page) -> None:
 # --- a camera that sees QR codes -----------------------------------------------------------------
 
 # A camera and a QR reader for a page that scans passports' QR codes (the intake check, the
-# clerks' Record a load): the reader "sees" each address of `window.__qrCodes` in turn, one a
-# frame.
+# clerks' Record a load, the offline checker): the reader "sees" each address of
+# `window.__qrCodes` in turn, one a frame.
 CAMERA_AND_QR_READER = """
 window.__qrCodes = [];
 window.BarcodeDetector = class {
@@ -351,6 +351,9 @@ window.BarcodeDetector = class {
     return next ? [{ rawValue: next }] : [];
   }
 };
+navigator.mediaDevices.enumerateDevices = async () => [
+  { kind: "videoinput", deviceId: "back", groupId: "phone", label: "" },
+];
 navigator.mediaDevices.getUserMedia = async () => {
   const canvas = document.createElement("canvas");
   canvas.width = canvas.height = 8;

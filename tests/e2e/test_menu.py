@@ -33,6 +33,7 @@ LINKED = {
     "Your account": ("/accounts/you/", "Your account"),
     "Look up a passport": ("/p/", "Check a passport"),
     "Check a day's loads": ("/p/check", "Check a day's loads"),
+    "Check a signed code": ("/V/", "Check a passport's signed code"),
 }
 WIDE = {"viewport": {"width": 1280, "height": 800}}
 

@@ -180,7 +180,7 @@ def test_on_a_phone_each_card_says_its_result_at_intake_and_the_decision_filters
     waiting = made_here()
     page.goto(f"{portal_url}/passports/")
     card = page.locator("table.passports tbody tr", has_text=claimed)
-    expect(card.locator('td[data-label="Net tonnes"]')).to_have_text("29.10")
+    expect(card.locator('td[data-label="Net tonnes"]')).to_have_text("29.100")
     expect(card.locator('td[data-label="Intake decision"]')).to_have_text("Accepted with a claim")
     before = card.locator('td[data-label="Net tonnes"]').evaluate(
         "cell => getComputedStyle(cell, '::before').content"

@@ -59,7 +59,6 @@ def site(request: HttpRequest, site: str) -> HttpResponse:
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @login_required
-@with_the_camera
 def record(request: HttpRequest, site: str) -> HttpResponse:
     """GET: the code form; with a code, checked, the record form. POST: the load recorded."""
     found = clerking.site_of_clerk(request.user, site)
@@ -107,6 +106,7 @@ def _record_address(site: IntakeSite, code: str) -> str:
     return f"{reverse('intake:record', args=[site.code])}?{urlencode({'code': code})}"
 
 
+@with_the_camera  # its Scan button; the record form's page has none
 def _code_page(
     request: HttpRequest, site: IntakeSite, form: CodeForm, *, status: int = 200,
     refused: Refused | None = None,

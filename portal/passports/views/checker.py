@@ -33,6 +33,7 @@ from django.views.decorators.http import require_safe
 
 from portal.assurance import records
 from portal.passports import signing
+from portal.passports.views.intake import with_the_camera
 
 SCOPE = signing.PATH  # /V/
 WORKER_SOURCE = "js/checker-worker.js"
@@ -76,6 +77,7 @@ def _essential(essential: signing.Essential) -> dict[str, object]:
 
 @require_safe
 @cache_control(no_cache=True)
+@with_the_camera
 def checker(request: HttpRequest) -> HttpResponse:
     """The checker's page: what it does and a Scan button; offline, the shell of any code."""
     return render(request, "passports/checker.html", {"checker": checker_config()})

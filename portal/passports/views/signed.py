@@ -23,6 +23,7 @@ from portal.lib.signed_codes import State
 from portal.passports import signing
 from portal.passports.lookup import look_up_now
 from portal.passports.views.checker import checker_config
+from portal.passports.views.intake import with_the_camera
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +33,7 @@ KEYS_KEEP_SECONDS = 60 * 60  # a new key is published before it signs (docs/oper
 
 @require_safe
 @never_cache
+@with_the_camera
 def signed_check(request: HttpRequest, payload: str) -> HttpResponse:
     checked = signing.check(payload.removesuffix("/"))
     looked_up = same_record = passport = None

@@ -3,6 +3,7 @@ worked out once for each script prefix, and none for a page that is not installe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +21,8 @@ FRAME = {
     "sign_out": "/accounts/sign-out/",
     "admin": "/admin/",
     "lookup": "/p/",
+    "intake": "/p/check",
+    "checker": "/V/",
     "passports": "/passports/",
     "dashboard": "/staff/",
 }
@@ -65,6 +68,19 @@ def test_the_navigation_does_not_link_to_a_page_not_installed(client: Client, up
     assert '<a href="/passports/">Passports</a>' in nav
     assert "Staff dashboard" not in nav  # for staff only
     assert 'href=""' not in nav
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("address", ["/accounts/sign-in/", "/p/", "/V/"])
+def test_everyone_s_header_links_the_intake_check_and_the_offline_checker(
+    client: Client, upstream_sandbox, address: str
+):
+    for signed_in_as in (None, "grower"):
+        if signed_in_as:
+            assert sign_in(client, signed_in_as).status_code == 302
+        nav = navigation(client.get(address, follow=True).content.decode())
+        assert '<a href="/p/check">Check a day\'s loads</a>' in nav
+        assert re.search(r'<a href="/V/"( aria-current="page")?>Check a signed code</a>', nav)
 
 
 def test_under_another_script_prefix_the_links_start_with_it(under_portal):

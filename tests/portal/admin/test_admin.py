@@ -52,6 +52,12 @@ def test_the_admin_is_the_portal_s(staff):
         assert listed in page
 
 
+@pytest.mark.parametrize("address", ["/admin/", "/admin/passports/passport/", "/admin/login/"])
+def test_the_admin_s_pages_have_the_portal_s_icon(staff, address):
+    page = staff.get(address, follow=True).content.decode()
+    assert '<link rel="icon" href="/static/img/mark.svg" type="image/svg+xml">' in page
+
+
 def test_staff_end_every_session_of_a_user_who_is_then_signed_out(staff):
     partner, elsewhere = signed_in("partner"), signed_in("partner")
     assert partner.get("/passports/").status_code == 200

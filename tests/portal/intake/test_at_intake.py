@@ -22,11 +22,11 @@ def test_the_grower_sees_the_load_the_result_beside_the_specification_and_the_cl
     load = a_load(a_site())
     page = text(grower.get(f"/passports/{load.passport.short_code}/"))
     assert "At intake Stour Valley Grain, Sudbury, ticket T-1001" in page
-    assert "Accepted with a claim : Specific weight under specification" in page
+    assert "Accepted with a claim : Specific weight below specification" in page
     assert "Net weight 29,100 kg (gross 44,120 kg, tare 15,020 kg)" in page
     assert "Specific weight 72.5 kg/hl 76 kg/hl or more ✗ Out of specification" in page
     assert "Moisture 14.2 % None given — Specific weight 72.5" in page  # in the crop's order
-    assert "Specific weight £2.50 a tonne 29.10 t £72.75" in page
+    assert "Specific weight £2.50 a tonne 29.100 t £72.75" in page
     assert "Recorded by intake on" in page
 
 
@@ -36,14 +36,14 @@ def test_a_correction_shows_with_its_reason_and_the_record_before_it(grower):
     loads.correct(load, corrected, by="intake", reason="Tare of the wrong lorry")
     page = text(grower.get(f"/passports/{load.passport.short_code}/"))
     assert "Accepted Net weight 30,100 kg" in page
-    assert "Specific weight £2.50 a tonne 29.10 t £72.75" not in page  # no claim now
+    assert "Specific weight £2.50 a tonne 29.100 t £72.75" not in page  # no claim now
     assert "Recorded by intake on" in page and "Corrected by intake on" in page
     assert page.index("Recorded by intake") < page.index("Tare of the wrong lorry")
     for change in (
         "Tare weight (kg): from 15,020 → to 14,020",
         "Net weight (kg): from 29,100 → to 30,100",
         "Decision: from Accepted with a claim → to Accepted",
-        "Claims: from Specific weight £2.50 a tonne on 29.10 t = £72.75 → to none",
+        "Claims: from Specific weight £2.50 a tonne on 29.100 t = £72.75 → to none",
     ):
         assert change in page  # what the correction changed, as the clerk's page says it
 

@@ -313,7 +313,7 @@ def test_a_load_is_recorded_with_the_verdict_then_and_its_page_shown(clerk, site
     assert "Accepted with a claim : Specific weight below specification" in page
     assert "Net weight 29,100 kg (gross 44,120 kg, tare 15,020 kg)" in page
     assert "Specific weight 72.5 kg/hl 76 kg/hl or more ✗ Out of specification" in page
-    assert "Specific weight £2.50 a tonne 29.1 t £72.75" in page
+    assert "Specific weight £2.50 a tonne 29.100 t £72.75" in page
     assert f"Passport {code} ✓ Valid The claim as the portal checked it on" in page
     assert "History Recorded by haulier on" in page
     [entry] = load.entries.all()
@@ -390,7 +390,7 @@ def test_a_passport_not_valid_is_said_so_and_its_load_may_be_rejected(clerk, ups
           "claim_1_rate": None}, "reasons", "Say why"),
         ({"decision": "maybe"}, "decision", "Select a valid choice"),
         ({"claim_1_parameter": None, "claim_1_rate": None}, "claim_1_parameter", "at least one"),
-        ({"claim_1_tonnes": "40"}, "claim_1_tonnes", "at most the load's 29.1 tonnes"),
+        ({"claim_1_tonnes": "40"}, "claim_1_tonnes", "at most the load's 29.100 tonnes"),
         ({"reasons": ["no-such-reason"]}, "reasons", "Select a valid choice"),
     ],
 )  # fmt: skip
@@ -435,10 +435,10 @@ def test_a_claim_on_the_net_tonnes_stays_blank_and_follows_a_correction(clerk, s
     assert response.status_code == 303, field_error(response, "claim_1_tonnes")
     assert loads.latest_figures(load).claims[0].tonnes is None
     page = text(clerk.get(response["Location"]))
-    assert "Specific weight £2.50 a tonne 28.1 t £70.25" in page
+    assert "Specific weight £2.50 a tonne 28.100 t £70.25" in page
     assert (
-        "Claims: from Specific weight £2.50 a tonne on the load's net 29.1 t = £72.75 → to "
-        "Specific weight £2.50 a tonne on the load's net 28.1 t = £70.25"
+        "Claims: from Specific weight £2.50 a tonne on the load's net 29.100 t = £72.75 → to "
+        "Specific weight £2.50 a tonne on the load's net 28.100 t = £70.25"
     ) in page
 
 
@@ -505,7 +505,7 @@ def test_a_correction_is_prefilled_needs_a_reason_and_shows_in_the_history(clerk
                    "Net weight (kg): from 29,100 → to 30,100",
                    "Decision: from Accepted with a claim → to Accepted",
                    "Moisture (%): from 14.2 → to none",
-                   "Claims: from Specific weight £2.50 a tonne on 29.10 t = £72.75 → to none",
+                   "Claims: from Specific weight £2.50 a tonne on 29.100 t = £72.75 → to none",
                    ):  # fmt: skip
         assert change in page
     assert "Ticket" not in page.split("Tare of the wrong lorry")[1]  # the ticket stays

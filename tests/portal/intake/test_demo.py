@@ -68,10 +68,10 @@ def test_the_grower_sees_the_load_and_its_claim_at_once_on_the_passports_page(up
     page = text(signed_in("grower").get(f"/passports/{SHOWN}/"))
     assert "Added by grower" in page
     assert "At intake Stour Valley Grain, Sudbury, ticket SV-0417" in page
-    assert "Accepted with a claim : Specific weight under specification" in page
+    assert "Accepted with a claim : Specific weight below specification" in page
     assert "Specific weight 74.5 kg/hl 76 kg/hl or more ✗ Out of specification" in page
     assert "Moisture 14.2 % at most 15 % ✓ In" in page
-    assert "Specific weight £2.50 a tonne 29.10 t £72.75" in page
+    assert "Specific weight £2.50 a tonne 29.100 t £72.75" in page
     assert "Recorded by intake on" in page
 
 

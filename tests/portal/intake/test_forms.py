@@ -65,7 +65,7 @@ def test_a_good_record_is_read_whole_with_its_claim_on_the_net_tonnes():
         ({"decision": "accepted"}, "decision", "accepted with a claim only"),
         ({"claim_1_parameter": None, "claim_1_rate": None}, "claim_1_parameter", "at least one"),
         ({"claim_1_rate": None}, "claim_1_rate", "rate in pounds"),
-        ({"claim_1_tonnes": "40"}, "claim_1_tonnes", "at most the load's 29.1 tonnes"),
+        ({"claim_1_tonnes": "40"}, "claim_1_tonnes", "at most the load's 29.100 tonnes"),
         ({"claim_1_parameter": "oil"}, "claim_1_parameter", "Select a valid choice"),
     ],
 )  # fmt: skip

@@ -61,7 +61,7 @@ def test_a_load_recorded_is_mailed_to_its_passports_maker(grower_mailed, mail_se
     assert body.startswith(
         f"Stour Valley Grain, Sudbury recorded the load of passport {code} (ticket T-1001).\n"
     )
-    assert "Decision: Accepted with a claim (Specific weight under specification)\n" in body
+    assert "Decision: Accepted with a claim (Specific weight below specification)\n" in body
     assert "Net weight: 29,100 kg\n" in body
     assert f"https://portal.example/passports/{code}/\n" in body
     assert (

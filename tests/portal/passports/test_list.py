@@ -364,9 +364,9 @@ def test_each_row_shows_the_net_tonnes_and_decision_of_its_latest_load(grower, r
              for row in rows}  # fmt: skip
     assert shown == {
         results["none"]: ("", ""),
-        results["rejected"]: ("29.10", "Rejected"),
-        results["accepted"]: ("25.46", "Accepted"),  # 25,455 kg: the latest load's
-        results["claim"]: ("29.10", "Accepted with a claim"),
+        results["rejected"]: ("29.100", "Rejected"),
+        results["accepted"]: ("25.455", "Accepted"),  # 25,455 kg: the latest load's
+        results["claim"]: ("29.100", "Accepted with a claim"),
     }
     html = grower.get("/passports/").content.decode()  # empty, so a phone's card leaves them out
     assert '<td data-label="Net tonnes"></td>' in html
@@ -439,7 +439,7 @@ def test_another_business_sees_nothing_of_the_results(grower, partner, lapsed):
     hollowfield = a_load(site, "T-H", decision=Decision.REJECTED)
     for query in ("", "?decision=claim", "?decision=rejected", "?decision=none"):
         assert listed(lapsed, query) == []
-        assert "29.10" not in text(lapsed.get(f"/passports/{query}"))
+        assert "29.100" not in text(lapsed.get(f"/passports/{query}"))
         assert wenham.passport.short_code not in listed(partner, query)
     assert listed(partner, "?decision=claim") == []  # Wenham's claim is not theirs to see
     assert listed(partner, "?decision=rejected") == [hollowfield.passport.short_code]
