@@ -137,19 +137,30 @@ def a_workbook(*rows: list[object]) -> bytes:
     return out.getvalue()
 
 
-def a_workbook_of_empty_texts(texts: int, rows_of_loads: list[dict[str, object]]) -> bytes:
+def a_workbook_of_empty_texts(
+    texts: int, rows_of_loads: list[dict[str, object]], part: str = sheets.SHARED_TEXT_PART
+) -> bytes:
     """The workbook of `rows_of_loads` (tickets_file's) whose table of distinct texts holds
     `texts` more, all empty, and declares them: as a hostile sender packs 1.29 million in 38 KB
-    (under the 16 MB unpacked that the table may hold)."""
+    (under the 16 MB unpacked that the table may hold). The table is the part named `part`
+    (its manifest and the workbook's links name it so)."""
     made = zipfile.ZipFile(io.BytesIO(tickets_file(rows_of_loads, "xlsx")))
     table = made.read(sheets.SHARED_TEXT_PART).decode()
     head, _, rest = table.partition("<si>")
     held = rest.count("<si>") + 1 + texts
     head = re.sub(r'count="\d+" uniqueCount="\d+"', f'count="{held}" uniqueCount="{held}"', head)
     hostile = f"{head}<si>{rest.removesuffix('</sst>')}{'<si><t/></si>' * texts}</sst>"
+    renamed = {
+        "[Content_Types].xml": (f"/{sheets.SHARED_TEXT_PART}", f"/{part}"),
+        "xl/_rels/workbook.xml.rels": ("sharedStrings.xml", part.removeprefix("xl/")),
+    }
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-        for part in made.infolist():
-            content = hostile.encode() if part.filename == sheets.SHARED_TEXT_PART else None
-            archive.writestr(part.filename, content or made.read(part.filename))
+        for name in made.namelist():
+            if name == sheets.SHARED_TEXT_PART:
+                archive.writestr(part, hostile)
+            elif name in renamed:
+                archive.writestr(name, made.read(name).decode().replace(*renamed[name]))
+            else:
+                archive.writestr(name, made.read(name))
     return out.getvalue()
