@@ -3,7 +3,8 @@
 A benchmark is a module `bench/<name>.py` with a top-level `main()`. Each runs in a process of
 its own (`python -m bench.<name>`), so that one benchmark's Django settings, caches and warm
 imports cannot flatter or burden another's figures. A missed target is reported, not failed: the
-exit status is 0 unless a benchmark itself broke (raised, or ran past its time limit).
+exit status is 0 unless a benchmark itself broke (raised, or ran past its time limit). The end
+says how long each took, and all of them (`make bench` should take under 30 minutes).
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ def discover() -> list[str]:
     ]
 
 
-def run(name: str) -> bool:
-    """Runs one benchmark; whether it completed (whatever its figures)."""
+def run(name: str) -> tuple[bool, float]:
+    """Runs one benchmark: whether it completed (whatever its figures), and the seconds it
+    took."""
     started = time.monotonic()
     try:
         result = subprocess.run(
@@ -47,13 +49,21 @@ def run(name: str) -> bool:
         )
     except subprocess.TimeoutExpired:
         print(f"bench.{name}: stopped after {TIME_LIMIT} s", file=sys.stderr)
-        return False
+        return False, time.monotonic() - started
     took = time.monotonic() - started
     if result.returncode != 0:
         print(f"bench.{name}: broke (exit status {result.returncode})", file=sys.stderr)
-        return False
+        return False, took
     print(f"\nbench.{name}: done in {took:.0f} s")
-    return True
+    return True, took
+
+
+def print_times(runs: dict[str, tuple[bool, float]]) -> None:
+    print("\nEach benchmark's time:")
+    for name, (completed, seconds) in runs.items():
+        print(f"  {name:<16} {seconds:5.0f} s{'' if completed else ' (broke)'}")
+    total = sum(seconds for _, seconds in runs.values())
+    print(f"  {'in all':<16} {total:5.0f} s ({total / 60:.1f} minutes)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in available]
     if unknown:
         parser.error(f"no such benchmark: {', '.join(unknown)} (there are {', '.join(available)})")
-    broken = [name for name in names if not run(name)]
+    runs = {name: run(name) for name in names}
+    print_times(runs)
+    broken = [name for name, (completed, _) in runs.items() if not completed]
     if broken:
         print(f"\nBroken benchmarks: {', '.join(broken)}", file=sys.stderr)
         return 1

@@ -7,33 +7,43 @@ import csv
 import gc
 import io
 import os
+import re
 import resource
 import time
 import tracemalloc
-import uuid
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
+from itertools import batched
 
 import xlsxwriter
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
+from bench.common import SignedIn, csrf_token, signed_in_cookie
 from portal.accounts import credentials
 from portal.assurance import records
 from portal.assurance.client import BearerToken
 from portal.assurance.service import client
-from portal.intake import loads, rows, uploads, verdicts
+from portal.intake import loads, rows, sheets, uploads, verdicts
 from portal.intake.forms import LoadForm
 from portal.intake.models import IntakeSite, Load
-from portal.intake.tasks import intake_upload
-from portal.jobs.models import Job
+from portal.jobs.models import Job, result_storage
 from portal.passports import lookup
 from portal.passports.models import Passport
 from sandbox.ids import guid_for
+from tests.portal.intake.builders import a_workbook_of_empty_texts
 
 HOLLOWFIELD = guid_for("membership:hollowfield")
 HOLLOWFIELD_FARM = guid_for("site:hollowfield-farm")
+CLERK = ("haulier", "haulier-demo-pass")
+HOSTILE_TEXTS = 1_290_000  # empty texts in 38 KB, as the hostile sender's workbook held
+JOB_SECONDS = 300
+POLL_SECONDS = 0.05
+WARM_UP_ROWS = 100
+_KEY = re.compile(r'name="key" value="([^"]+)"')
+_JOB = re.compile(r"^/jobs/(\d+)/$")
 
 
 @dataclass
@@ -85,52 +95,58 @@ class Bench:
             "claim_1_parameter": "specific_weight", "claim_1_rate": "2.50",
         } for n in range(count)]  # fmt: skip
 
-    # --- time ----------------------------------------------------------------------------------
+    # --- time, as a clerk ---------------------------------------------------------------------
 
-    def timed(self, count: int, rounds: int, warmup: int) -> dict[str, list[float]]:
-        table = self.rows(count)
-        content = as_file(table, "csv")
-        steps = {"upload": lambda site: self.uploaded(site, content, "csv", count),
-                 "one_by_one": lambda site: self.one_by_one(site, table)}  # fmt: skip
-        samples: dict[str, list[float]] = {name: [] for name in steps}
-        for n in range(warmup + rounds):
-            for name in list(steps) if n % 2 == 0 else reversed(list(steps)):
-                site = self.new_site()
-                started = time.perf_counter()
-                steps[name](site)
-                took = time.perf_counter() - started
-                assert Load.objects.filter(site=site).count() == count, name
-                if n >= warmup:
-                    samples[name].append(took)
-        return samples
+    def timed(
+        self, portal_url: str, count: int, one_by_one: int, rounds: int
+    ) -> dict[str, list[float]]:
+        """As a clerk: a day of `count` rows sent through the portal's upload form, as a
+        browser sends it, to a worker of the portal's own, from its POST to its 303
+        ("request") and to its job's end ("upload"); the first `one_by_one` of the same rows
+        recorded one by one as the clerk's form records them ("one_by_one", in this process:
+        a transaction each, its time a load the same however many); the hostile workbook (a
+        million empty texts in 38 KB) sent through the form, from its POST to its 303
+        ("hostile"), its job then refused. Each on a site of its own, the three in turn (the
+        order swapped every round), after a round of WARM_UP_ROWS untimed. Seconds, by figure."""
+        clerk = SignedIn(portal_url, signed_in_cookie(portal_url, *CLERK))
+        hostile = a_workbook_of_empty_texts(HOSTILE_TEXTS, self.rows(1))
+        found: dict[str, list[float]] = {"hostile_bytes": [len(hostile)]}
+        for n in range(rounds + 1):
+            table = self.rows(count if n else WARM_UP_ROWS)
+            steps = [partial(self.uploaded, clerk, table),
+                     partial(self.one_by_one, table[:one_by_one]),
+                     partial(self.refused, clerk, hostile)]  # fmt: skip
+            for step in steps if n % 2 == 0 else reversed(steps):
+                for name, seconds in step().items():
+                    if n:  # the first round warms the portal, the worker and this process
+                        found.setdefault(name, []).append(seconds)
+        return found
 
-    def uploaded(self, site: IntakeSite, content: bytes, kind: str, count: int) -> Job:
-        """The upload as its page takes it (the form's check of the file as it comes, the file
-        kept, the job made) and its job run as a worker runs it."""
-        form = uploads.UploadForm({"key": uuid.uuid4()},
-                                  {"file": SimpleUploadedFile(f"day.{kind}", content)})  # fmt: skip
-        assert form.is_valid(), form.errors
-        job = self.job(site, uploads.upload_params(site, form))
-        job.params["file"] = uploads.keep_file(job, form.cleaned_data["file"])
-        Job.objects.filter(pk=job.pk).update(params=job.params)
-        return self.run(job, count)
+    def uploaded(self, clerk: SignedIn, table: list[dict[str, str]]) -> dict[str, float]:
+        started = time.time()
+        job, answered = _job_ended(clerk, self.new_site(), "day.csv", as_file(table, "csv"))
+        assert job.state == Job.State.DONE, job.message
+        assert job.message == f"{len(table):,} recorded.", job.message
+        return {"request": answered - started, "upload": job.finished.timestamp() - started}
+
+    def refused(self, clerk: SignedIn, hostile: bytes) -> dict[str, float]:
+        started = time.time()
+        job, answered = _job_ended(clerk, self.new_site(), "hostile.xlsx", hostile)
+        assert job.state == Job.State.FAILED, job.state
+        assert "table of texts" in job.message, job.message
+        return {"hostile": answered - started}
 
     def job(self, site: IntakeSite, params: dict) -> Job:
         return Job.objects.create(kind=uploads.KIND, owner=self.clerk, title="Bench upload",
                                   params=params, credential=self.credential)  # fmt: skip
 
-    @staticmethod
-    def run(job: Job, count: int) -> Job:
-        intake_upload(job.pk)
-        job.refresh_from_db()
-        assert job.state == Job.State.DONE, job.message
-        assert job.message == f"{count:,} recorded.", job.message
-        return job
-
-    def one_by_one(self, site: IntakeSite, table: list[dict[str, str]]) -> None:
-        """Each load as the clerk's form records it: the form made and checked, the verdict
-        asked as the look-up asks it, the load recorded in a transaction of its own."""
+    def one_by_one(self, table: list[dict[str, str]]) -> dict[str, float]:
+        """Each load as the clerk's form records it, on a site of its own: the form made and
+        checked, the verdict asked as the look-up asks it, the load recorded in a transaction
+        of its own."""
+        site = self.new_site()
         passports = {passport.short_code: passport for passport in self.passports}
+        started = time.perf_counter()
         for row in table:
             passport = passports[row["short_code"]]
             form = LoadForm(rows.form_data(row), site=site, crop=passport.crop_type,
@@ -139,28 +155,70 @@ class Bench:
             verdict = verdicts.kept(lookup.verdict(passport.short_code, with_details=False))
             loads.record(site, form.cleaned_data["ticket"], passport, form.figures(),
                          by="haulier", verdict=verdict)  # fmt: skip
+        took = time.perf_counter() - started
+        assert Load.objects.filter(site=site).count() == len(table)
+        return {"one_by_one": took}
 
     # --- memory --------------------------------------------------------------------------------
 
     def memory(self, count: int, kind: str) -> dict[str, float]:
-        """The peak memory of the upload's job of `count` rows: its file kept first, then the
-        job run under tracemalloc."""
+        """The peak memory of reading an upload of `count` rows through as its job reads it
+        (its file kept first, then opened from the jobs' storage): each row read and written to
+        the report and the tally, ROWS_AT_ONCE at a time, under tracemalloc; nothing recorded
+        (the recording takes ROWS_AT_ONCE rows at a time whatever the file's size)."""
         site = self.new_site()
         content = as_file(self.rows(count), kind)
-        job = self.job(site, {"site": site.pk, "name": f"day.{kind}", "kind": kind,
-                              "rows": count})  # fmt: skip
-        job.params["file"] = uploads.keep_file(job, SimpleUploadedFile(f"day.{kind}", content))
-        Job.objects.filter(pk=job.pk).update(params=job.params)
+        job = self.job(site, {"site": site.pk, "name": f"day.{kind}", "kind": kind})
+        name = uploads.keep_file(job, SimpleUploadedFile(f"day.{kind}", content))
         del content
         gc.collect()
         tracemalloc.start()
         started = time.perf_counter()
-        self.run(job, count)
+        read = read_through(name, kind)
         seconds = time.perf_counter() - started
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
+        assert read == count, read
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         return {"traced": peak, "rss": rss, "seconds": seconds}
+
+
+def _job_ended(clerk: SignedIn, site: IntakeSite, name: str, content: bytes) -> tuple[Job, float]:
+    """The file sent through the site's upload form (the form fetched first, untimed): its job
+    once ended, and when the form's answer came (time.time())."""
+    path = f"/intake/sites/{site.code}/upload"
+    form = clerk.get(path)
+    token, key = csrf_token(form.text), _KEY.search(form.text)
+    if form.status_code != 200 or not token or not key:
+        raise RuntimeError(f"{path} answered {form.status_code} without its form")
+    answer = clerk.http.post(clerk.url + path, data={"csrfmiddlewaretoken": token, "key": key[1]},
+                             files={"file": (name, content)}, headers=clerk.headers,
+                             allow_redirects=False, timeout=60)  # fmt: skip
+    answered = time.time()
+    found = _JOB.match(answer.headers.get("Location", ""))
+    if answer.status_code != 303 or not found:
+        raise RuntimeError(f"The upload answered {answer.status_code}: {answer.text[:600]}")
+    deadline = time.monotonic() + JOB_SECONDS
+    while time.monotonic() < deadline:
+        job = Job.objects.get(pk=int(found[1]))
+        if job.has_ended:
+            return job, answered
+        time.sleep(POLL_SECONDS)
+    raise RuntimeError(f"Job {found[1]} did not end in {JOB_SECONDS} s")
+
+
+def read_through(name: str, kind: str) -> int:
+    """The kept file's rows read as the upload's job reads them, each written to a report and a
+    tally as if left alone, ROWS_AT_ONCE at a time; how many."""
+    report, tally = uploads.Report(), uploads.Tally()
+    left_alone = rows.Taken(rows.Outcome.ALREADY)
+    with result_storage().open(name, "rb") as opened:
+        for chunk in batched(sheets.rows_of(opened, kind, rows.COLUMNS), uploads.ROWS_AT_ONCE):
+            for row in chunk:
+                report.add(row, left_alone)
+                tally.add(row, left_alone)
+    report.file().close()
+    return tally.rows
 
 
 def as_file(table: list[dict[str, str]], kind: str) -> bytes:

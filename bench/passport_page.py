@@ -16,8 +16,8 @@ Both pages are asked with `wrk` at 8 connections for 2 s each, in turn, the orde
 round, for 21 rounds: short rounds, so that the machine changes little between the two of a round,
 and many (nine rounds of 5 s spread from 0.79 to 1.25 in one run, five gave medians from 0.89 to
 1.07 in runs of the same code: wider than the margin); every answer must be a 200 of at least the
-page's size. Target (issue 27): the median of the rounds' ratios of the page with a result's
-throughput to the page without's at least 0.9.
+page's size. Target (issue 37): the median of the rounds' ratios of the page with a result's
+throughput to the page without's at least 0.8: it is a third more page (0.86 in issue 37).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from portal.assurance.client import AssuranceClient, BearerToken
 REDIS_URL = "redis://127.0.0.1:6379/12"
 PASSPORTS = 20  # generate_large_data's; two are measured
 CONNECTIONS, LOAD_SECONDS, LOAD_ROUNDS = 8, 2, 21
-RATIO = 0.9
+RATIO = 0.8
 AT_INTAKE = re.compile(r"At intake")
 HEADING = re.compile(r"<h1")
 

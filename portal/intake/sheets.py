@@ -14,7 +14,12 @@ A workbook is a ZIP: one whose parts would unpack to more than UNPACKED_BYTES (a
 refused before any part is read. So is one whose table of distinct texts (its shared strings,
 which openpyxl holds in memory while the rows are read, since every cell's text is a number
 into it) would unpack to more than SHARED_TEXT_BYTES: far more text than 2,000 rows of tickets
-hold, and the one part of a workbook whose memory grows with its rows.
+hold, and the one part of a workbook whose memory grows with its rows. Those are read from the
+ZIP's directory alone (`kind_of`, as the file comes). Before the rows are read (`rows_of`, in the
+job), the table openpyxl would read (the part its manifest names as such, whatever its name) is
+checked again, and its texts counted as they are parsed: a table that declares or holds more
+texts than SHARED_TEXTS, or than the workbook's sheets have cells (each text is some cell's), is
+refused, since openpyxl would spend minutes reading a million empty texts packed in a few KB.
 """
 
 from __future__ import annotations
@@ -29,9 +34,13 @@ from datetime import date, datetime, time
 from pathlib import PurePath
 from typing import IO
 
+from defusedxml.ElementTree import iterparse
 from openpyxl import load_workbook
+from openpyxl.packaging.manifest import Manifest
 from openpyxl.utils.escape import unescape
 from openpyxl.utils.exceptions import InvalidFileException
+from openpyxl.xml.constants import ARC_CONTENT_TYPES, SHARED_STRINGS, WORKSHEET_TYPE
+from openpyxl.xml.functions import fromstring
 
 from portal.lib.numbers import decimal_point
 
@@ -41,6 +50,10 @@ ZIP_START = b"PK\x03\x04"
 UNPACKED_BYTES = 100 * 1024 * 1024  # a workbook's parts, unpacked
 SHARED_TEXT_BYTES = 16 * 1024 * 1024  # its shared strings' part, unpacked
 SHARED_TEXT_PART = "xl/sharedStrings.xml"
+# Distinct texts of a workbook: a day's tickets hold a few for each row (its ticket, vehicle,
+# sample), far fewer than this even at ten times the 2,000 rows taken by default.
+SHARED_TEXTS = 100_000
+SPREADSHEET_ML = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 CHUNK = 64 * 1024
 BLANK_ROWS = 1000  # blank rows skipped in all; a file of more is not a day's tickets
 BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
@@ -48,6 +61,7 @@ BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
 SEPARATORS = ",;\t"
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
+MORE_TEXT = "This workbook holds more text than a day's tickets can fill: it is not read."
 SAVE_AS = "Save it from your spreadsheet as CSV (comma-separated) or as an Excel workbook (.xlsx)."
 
 
@@ -272,11 +286,78 @@ def _check_workbook(file: IO[bytes]) -> None:
         raise NotASheet("This workbook unpacks to more than a day's tickets can fill: it is not "
                         "read.")  # fmt: skip
     if any(p.filename == SHARED_TEXT_PART and p.file_size > SHARED_TEXT_BYTES for p in parts):
-        raise NotASheet("This workbook holds more text than a day's tickets can fill: it is not "
-                        "read.")  # fmt: skip
+        raise NotASheet(MORE_TEXT)
+
+
+def _check_shared_texts(file: IO[bytes]) -> None:
+    """NotASheet if the workbook's table of texts (the part openpyxl reads as such, by its
+    content type) unpacks to more than SHARED_TEXT_BYTES, or declares or holds more texts than
+    SHARED_TEXTS or than its sheets have cells: counted as they are parsed, never more than one
+    past."""
+    try:
+        with zipfile.ZipFile(file) as archive:
+            parts = _parts_by_type(archive)
+            texts = 0
+            for name in parts.get(SHARED_STRINGS, [])[:1]:  # openpyxl reads the first
+                if archive.getinfo(name).file_size > SHARED_TEXT_BYTES:
+                    raise NotASheet(MORE_TEXT)
+                texts = _texts_counted(archive, name)
+            sheets = parts.get(WORKSHEET_TYPE, [])
+            if texts and _cells_counted(archive, sheets, at_least=texts) < texts:
+                raise NotASheet("This workbook's table of texts holds more texts than its "
+                                "sheets have cells: it is not read.")  # fmt: skip
+    except NotASheet:
+        raise
+    except Exception as error:  # not a ZIP, a part missing, XML refused (entities, DTDs)
+        raise NotASheet(f"The workbook cannot be read ({type(error).__name__}).") from None
+    finally:
+        file.seek(0)
+
+
+def _parts_by_type(archive: zipfile.ZipFile) -> dict[str, list[str]]:
+    """The workbook's parts by their content type, as its manifest names them."""
+    manifest = Manifest.from_tree(fromstring(archive.read(ARC_CONTENT_TYPES)))
+    parts: dict[str, list[str]] = {}
+    for part in manifest.Override:
+        parts.setdefault(part.ContentType, []).append(part.PartName.removeprefix("/"))
+    return parts
+
+
+def _texts_counted(archive: zipfile.ZipFile, name: str) -> int:
+    too_many = NotASheet(f"This workbook's table of texts holds more than {SHARED_TEXTS:,} "
+                         "texts, far more than a day's tickets: it is not read.")  # fmt: skip
+    texts = 0
+    with archive.open(name) as part:
+        for event, element in iterparse(part, events=("start", "end")):
+            if event == "start" and element.tag == f"{SPREADSHEET_ML}sst":
+                declared = (element.get("uniqueCount") or "0").strip()
+                if declared.isdigit() and int(declared) > SHARED_TEXTS:
+                    raise too_many
+            elif event == "end" and element.tag == f"{SPREADSHEET_ML}si":
+                texts += 1
+                element.clear()
+                if texts > SHARED_TEXTS:
+                    raise too_many
+    return texts
+
+
+def _cells_counted(archive: zipfile.ZipFile, sheets: list[str], at_least: int) -> int:
+    """The cells of the workbook's sheets, counted until there are `at_least`."""
+    cells = 0
+    for name in sheets:
+        with archive.open(name) as part:
+            for _, element in iterparse(part, events=("end",)):
+                if element.tag == f"{SPREADSHEET_ML}c":
+                    cells += 1
+                    if cells >= at_least:
+                        return cells
+                elif element.tag == f"{SPREADSHEET_ML}row":
+                    element.clear()
+    return cells
 
 
 def _workbook_lines(file: IO[bytes]) -> Iterator[list[str]]:
+    _check_shared_texts(_unwrapped(file))
     try:
         workbook = load_workbook(_unwrapped(file), read_only=True, data_only=False,
                                  keep_links=False)  # fmt: skip

@@ -4,11 +4,13 @@ kind, portal/intake/tasks.py) with its progress shown; its report, a CSV file, s
 of each row: recorded, corrected, already recorded (left alone), unchanged, or refused with the
 reason for each value refused ("column: message").
 
-The form checks the file as it comes (at most UPLOAD_BYTES, a CSV or XLSX by its content as
-well as its name, the template's columns, at most PORTAL_INTAKE_UPLOAD_ROWS rows), so that a
-file that cannot be taken is refused at once, beside its field. The file is kept in the jobs'
-storage for its job (never in the broker's message), read a row at a time, and removed with the
-job.
+The form checks what it can without reading the rows (at most UPLOAD_BYTES; a CSV or XLSX by its
+content as well as its name, a workbook by its ZIP's directory alone), so that a file that
+cannot be taken is refused at once, beside its field, and the request answers at once whatever
+the file holds. The file is kept in the jobs' storage for its job (never in the broker's
+message), and removed with the job. The job reads it twice, a row at a time: its columns and
+rows counted first (at most PORTAL_INTAKE_UPLOAD_ROWS), the whole file refused with the reason on
+the job's page and nothing recorded if it cannot be taken; then each row taken.
 
 Each row is checked as portal.intake.rows checks a record (the clerk's form's checks and words)
 and written whole or not at all: a correction in a transaction of its own, the new loads of
@@ -205,7 +207,7 @@ class UploadForm(forms.Form):
         self.fields[
             "file"
         ].help_text += f" At most {filesizeformat(UPLOAD_BYTES)} and {row_limit():,} rows."
-        self.kind, self.rows = "", 0
+        self.kind = ""
 
     def clean_file(self) -> UploadedFile:
         uploaded = self.cleaned_data["file"]
@@ -213,19 +215,10 @@ class UploadForm(forms.Form):
             raise forms.ValidationError(too_large_words())
         try:
             self.kind = sheets.kind_of(uploaded.name, uploaded)
-            self.rows = _counted(uploaded, self.kind)
         except sheets.NotASheet as refusal:
             raise forms.ValidationError(str(refusal)) from None
         finally:
             uploaded.seek(0)
-        if not self.rows:
-            raise forms.ValidationError("The file has no rows under its first (the columns'): "
-                                        "nothing to record.")  # fmt: skip
-        if self.rows > row_limit():
-            raise forms.ValidationError(
-                f"The file has more than {row_limit():,} rows: upload at most {row_limit():,} "
-                "at a time (split the day into several files). Nothing was recorded."
-            )
         return uploaded
 
     def full_clean(self) -> None:
@@ -235,16 +228,9 @@ class UploadForm(forms.Form):
             self.add_error("file", too_large_words())
 
 
-def _counted(file: IO[bytes], kind: str) -> int:
-    """The rows of the file, read through (each of them must be read), up to one past the
-    limit."""
-    with closing(sheets.rows_of(file, kind, rows.COLUMNS)) as read:
-        return sum(1 for _ in islice(read, row_limit() + 1))
-
-
 def upload_params(site: IntakeSite, form: UploadForm) -> dict[str, object]:
     uploaded = form.cleaned_data["file"]
-    return {"site": site.pk, "name": uploaded.name[:200], "kind": form.kind, "rows": form.rows}
+    return {"site": site.pk, "name": uploaded.name[:200], "kind": form.kind}
 
 
 def keep_file(job: Job, uploaded: UploadedFile) -> str:
@@ -277,9 +263,9 @@ def run(job: Job, progress: Progress) -> ResultFile:
     except (FileNotFoundError, KeyError):
         raise WorkFailed("The uploaded file has gone: upload it again.") from None
     report, tally = Report(), Tally()
-    total = job.params["rows"]
-    progress(0, total)
     with opened:
+        total = _counted(job, opened)
+        progress(0, total)
         try:
             read = sheets.rows_of(opened, job.params["kind"], rows.COLUMNS, rows.DECIMALS)
             for row, taken in _taken(job, site, read):
@@ -291,6 +277,26 @@ def run(job: Job, progress: Progress) -> ResultFile:
     Job.objects.filter(pk=job.pk).update(params=job.params | tally.kept())
     name = f"{_stem(job.params['name'])}-report.csv"
     return ResultFile(name, "text/csv; charset=utf-8", report.file(), tally.sentence())
+
+
+def _counted(job: Job, file: IO[bytes]) -> int:
+    """The file's rows, read through (each must be read) up to one past the limit, and kept in
+    the job's params; WorkFailed, nothing recorded, if the file cannot be taken whole."""
+    try:
+        with closing(sheets.rows_of(file, job.params["kind"], rows.COLUMNS)) as read:
+            counted = sum(1 for _ in islice(read, row_limit() + 1))
+    except sheets.NotASheet as refusal:
+        raise WorkFailed(f"{refusal} Nothing was recorded.") from None
+    if not counted:
+        raise WorkFailed("The file has no rows under its first (the columns'): nothing to "
+                         "record.")  # fmt: skip
+    if counted > row_limit():
+        raise WorkFailed(f"The file has more than {row_limit():,} rows: upload at most "
+                         f"{row_limit():,} at a time (split the day into several files). "
+                         "Nothing was recorded.")  # fmt: skip
+    job.params["rows"] = counted
+    Job.objects.filter(pk=job.pk).update(params=job.params)
+    return counted
 
 
 def _stem(name: str) -> str:

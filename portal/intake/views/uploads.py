@@ -1,7 +1,8 @@
 """A site's day of tickets uploaded at once (`/intake/<site>/upload`), for the site's clerks only
 (anyone else: 404, as for a site that is not there): the form, with the template to download and
-its columns explained, and the clerk's recent uploads; the file sent is checked at once, and
-taken by a job whose page shows its progress and then its report (portal/intake/uploads.py).
+its columns explained, and the clerk's recent uploads; the file sent is checked at once for what
+it is (its rows are counted and read by the job, never in the request), and taken by a job whose
+page shows its progress and then its report (portal/intake/uploads.py).
 
 The body of a request larger than the upload may be is refused before any of it is read (its
 Content-Length), and a file that grows past it while it comes is not kept (uploads.AtMostBytes):
@@ -72,7 +73,7 @@ def _sent(request: HttpRequest, site: IntakeSite, limit: uploads.AtMostBytes) ->
             job.params["file"] = uploads.keep_file(job, form.cleaned_data["file"])
             Job.objects.filter(pk=job.pk).update(params=job.params)
             audit.record(audit.Kind.INTAKE_UPLOAD, request, site=site.code, job=job.pk,
-                         rows=params["rows"], file_kind=params["kind"])  # fmt: skip
+                         file_kind=params["kind"])  # fmt: skip
     return HttpResponseRedirect(reverse("jobs:job", args=[job.pk]), status=303)
 
 

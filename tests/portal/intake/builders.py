@@ -2,12 +2,14 @@
 its clerks as staff name them, a load as a clerk records it (portal.intake.loads), of a passport
 the grower made, a clerk of a site signed in, a grower's query of a load and a laboratory's
 certificate, and the rows of a site's upload (or the records its software sends) and the file
-that holds them."""
+that holds them (or a hostile workbook of a few KB whose table of texts holds a million)."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
+import zipfile
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -18,7 +20,7 @@ from django.test import Client
 from django.utils import timezone
 
 from portal.accounts.session import portal_user
-from portal.intake import demo, loads, queries, rows
+from portal.intake import demo, loads, queries, rows, sheets
 from portal.intake.models import Decision, IntakeSite, Load, LoadEntry
 from portal.passports.models import Passport
 from tests.portal.accounts.helpers import signed_in
@@ -134,4 +136,33 @@ def a_workbook(*rows: list[object]) -> bytes:
                 sheet.write(number, column, cell)
     workbook.add_worksheet("Second")
     workbook.close()
+    return out.getvalue()
+
+
+def a_workbook_of_empty_texts(
+    texts: int, rows_of_loads: list[dict[str, object]], part: str = sheets.SHARED_TEXT_PART
+) -> bytes:
+    """The workbook of `rows_of_loads` (tickets_file's) whose table of distinct texts holds
+    `texts` more, all empty, and declares them: as a hostile sender packs 1.29 million in 38 KB
+    (under the 16 MB unpacked that the table may hold). The table is the part named `part`
+    (its manifest and the workbook's links name it so)."""
+    made = zipfile.ZipFile(io.BytesIO(tickets_file(rows_of_loads, "xlsx")))
+    table = made.read(sheets.SHARED_TEXT_PART).decode()
+    head, _, rest = table.partition("<si>")
+    held = rest.count("<si>") + 1 + texts
+    head = re.sub(r'count="\d+" uniqueCount="\d+"', f'count="{held}" uniqueCount="{held}"', head)
+    hostile = f"{head}<si>{rest.removesuffix('</sst>')}{'<si><t/></si>' * texts}</sst>"
+    renamed = {
+        "[Content_Types].xml": (f"/{sheets.SHARED_TEXT_PART}", f"/{part}"),
+        "xl/_rels/workbook.xml.rels": ("sharedStrings.xml", part.removeprefix("xl/")),
+    }
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name in made.namelist():
+            if name == sheets.SHARED_TEXT_PART:
+                archive.writestr(part, hostile)
+            elif name in renamed:
+                archive.writestr(name, made.read(name).decode().replace(*renamed[name]))
+            else:
+                archive.writestr(name, made.read(name))
     return out.getvalue()

@@ -11,8 +11,8 @@ from datetime import datetime
 
 import pytest
 
-from portal.intake import sheets
-from tests.portal.intake.builders import a_workbook
+from portal.intake import rows, sheets
+from tests.portal.intake.builders import a_workbook, a_workbook_of_empty_texts, upload_row
 
 COLUMNS = ("short_code", "ticket", "gross_kg")
 
@@ -91,6 +91,23 @@ def test_a_workbook_with_more_text_than_tickets_hold_is_not_read(monkeypatch):
     with pytest.raises(sheets.NotASheet, match="more text than a day's tickets"):
         read(a_workbook(list(COLUMNS), *distinct), "t.xlsx")
     assert read(a_workbook(list(COLUMNS), *distinct[:5]), "t.xlsx")  # 2,000 characters of text
+
+
+@pytest.mark.parametrize("part", [sheets.SHARED_TEXT_PART, "xl/words.xml"])
+def test_a_workbooks_table_of_texts_is_counted_whatever_its_name(part):
+    hostile = a_workbook_of_empty_texts(1_290_000, [upload_row("7KXM4-QHT2W")], part)
+    assert zipfile.ZipFile(io.BytesIO(hostile)).getinfo(part).file_size > 16_000_000
+    with pytest.raises(sheets.NotASheet, match="holds more than 100,000 texts"):
+        read(hostile, "t.xlsx", rows.COLUMNS)
+
+
+def test_a_workbooks_texts_are_at_most_its_cells(monkeypatch):
+    monkeypatch.setattr(sheets, "SHARED_TEXTS", 10**9)  # the cells alone bound them
+    table = [upload_row("7KXM4-QHT2W", f"T-{n}") for n in range(3)]
+    cells = len(rows.COLUMNS) * 4
+    assert read(a_workbook_of_empty_texts(0, table), "t.xlsx", rows.COLUMNS)
+    with pytest.raises(sheets.NotASheet, match="more texts than its sheets have cells"):
+        read(a_workbook_of_empty_texts(cells, table), "t.xlsx", rows.COLUMNS)
 
 
 def test_a_workbook_broken_inside_is_refused():

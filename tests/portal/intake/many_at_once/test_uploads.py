@@ -1,5 +1,6 @@
 """A site's day of tickets uploaded at once (`/intake/sites/<site>/upload`,
-portal/intake/uploads.py): the file checked as it comes, beside its field; each row recorded
+portal/intake/uploads.py): the file checked as it comes for what it is, beside its field, its
+rows counted by the job (a file that cannot be taken refused there whole); each row recorded
 whole or refused with why in the job's report; a ticket recorded already left alone unless
 corrected; the job run again records nothing twice; each load recorded told to its passport's
 maker as one recorded by the form is; only the site's clerks upload."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from html import unescape
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -22,7 +24,13 @@ from portal.jobs.models import Job
 from portal.jobs.tasks import remove_expired
 from tests.jobs import run, run_queued
 from tests.portal.accounts.helpers import signed_in
-from tests.portal.intake.builders import a_load, a_site, tickets_file, upload_row
+from tests.portal.intake.builders import (
+    a_load,
+    a_site,
+    a_workbook_of_empty_texts,
+    tickets_file,
+    upload_row,
+)
 from tests.portal.intake.many_at_once.uploading import report_of, sent
 
 KIND = uploads.KIND
@@ -67,9 +75,10 @@ def test_a_50_row_csv_with_three_bad_rows_records_47_and_reports_the_three(clerk
     response = sent(clerk, site, tickets_file(fifty_with_three_bad(code)))
     job = Job.objects.get(kind=KIND)
     assert response.status_code == 303 and response["Location"] == f"/jobs/{job.pk}/"
-    assert "file" not in str(job.params.get("name")) and job.params["rows"] == 50
+    assert "file" not in str(job.params.get("name"))
     job = run_queued(KIND)
     assert job.state == Job.State.DONE, job.message
+    assert job.params["rows"] == 50
     assert job.message == "47 recorded, 3 refused."
     assert Load.objects.filter(site=site).count() == 47
     assert LoadEntry.objects.filter(kind="recorded", load__site=site).count() == 47
@@ -92,7 +101,7 @@ def test_a_50_row_csv_with_three_bad_rows_records_47_and_reports_the_three(clerk
     assert '<dt>Recorded</dt><dd class="count">47</dd>' in page
     assert '<dt>Refused</dt><dd class="count">3</dd>' in page
     assert "<strong>Row 21</strong>, ticket T-020:" in page
-    assert Event.objects.filter(kind="intake-upload", detail__rows=50).exists()
+    assert Event.objects.filter(kind="intake-upload", detail__file_kind="csv").exists()
 
 
 def test_each_load_uploaded_is_mailed_to_its_passports_maker(clerk, site, code):
@@ -135,22 +144,68 @@ def test_formulas_are_kept_as_text_never_worked_out_and_written_safely(clerk, si
     assert LoadEntry.objects.get(load__ticket="T-3").figures["vehicle"] == "=A1"
 
 
-def test_2001_rows_are_refused_beside_the_field_and_nothing_is_started(clerk, site, code):
+def refused_by_its_job(clerk: Client, site, content: bytes, name: str = "tickets.csv") -> Job:
+    """The file sent through the upload form: taken at once, without its rows read (the answer
+    is the job's page), and its job run; the job as it ended."""
+    response = sent(clerk, site, content, name)
+    job = Job.objects.get(kind=KIND)
+    assert response.status_code == 303 and response["Location"] == f"/jobs/{job.pk}/"
+    assert job.state == Job.State.QUEUED and "rows" not in job.params
+    return run_queued(KIND)
+
+
+def test_2001_rows_are_refused_by_the_job_and_nothing_is_recorded(clerk, site, code):
     table = [upload_row(code, f"T-{n}") for n in range(2001)]
-    response = sent(clerk, site, tickets_file(table))
-    assert response.status_code == 400
-    assert response.context["form"].errors["file"] == [
+    job = refused_by_its_job(clerk, site, tickets_file(table))
+    assert job.state == Job.State.FAILED
+    assert job.message == (
         "The file has more than 2,000 rows: upload at most 2,000 at a time (split the day into "
         "several files). Nothing was recorded."
-    ]
-    assert "The day&#x27;s tickets: The file has more than 2,000 rows" in response.content.decode()
-    assert not Job.objects.exists() and not Load.objects.exists()
+    )
+    assert "The file has more than 2,000 rows" in clerk.get(f"/jobs/{job.pk}/").content.decode()
+    assert not Load.objects.exists()
 
 
 def test_the_rows_limit_is_a_setting(clerk, site, code, settings):
     settings.PORTAL_INTAKE_UPLOAD_ROWS = 2
-    response = sent(clerk, site, tickets_file([upload_row(code, f"T-{n}") for n in range(3)]))
-    assert "more than 2 rows" in response.context["form"].errors["file"][0]
+    job = refused_by_its_job(
+        clerk, site, tickets_file([upload_row(code, f"T-{n}") for n in range(3)])
+    )
+    assert "more than 2 rows" in job.message and not Load.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"code,ticket\n1,2\n", "columns not known here: code; columns missing:"),
+        (tickets_file([]), "The file has no rows under its first (the columns'): nothing to"),
+    ],
+)
+def test_a_file_of_other_columns_or_of_no_rows_is_refused_by_the_job(clerk, site, content, words):
+    job = refused_by_its_job(clerk, site, content)
+    assert job.state == Job.State.FAILED and words in job.message
+    assert not Load.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("texts", "words"),
+    [
+        (1_290_000, "holds more than 100,000 texts, far more than a day's tickets: it is not "
+                    "read. Nothing was recorded."),
+        (1_000, "holds more texts than its sheets have cells: it is not read. Nothing was "
+                "recorded."),
+    ],
+)  # fmt: skip
+def test_a_workbook_of_a_million_empty_texts_is_taken_at_once_and_refused_by_its_job(
+    clerk, site, code, texts, words
+):
+    hostile = a_workbook_of_empty_texts(texts, [upload_row(code, "T-1")])
+    assert len(hostile) < 40_000
+    job = refused_by_its_job(clerk, site, hostile, "tickets.xlsx")
+    assert job.state == Job.State.FAILED
+    assert job.message.endswith(words)
+    assert words.split(":")[0] in unescape(clerk.get(f"/jobs/{job.pk}/").content.decode())
+    assert not Load.objects.exists()
 
 
 def test_a_file_past_5_mb_is_not_kept(clerk, site, code):
@@ -182,7 +237,6 @@ def test_a_body_declared_past_5_mb_is_refused_before_it_is_read(clerk, site):
         ("tickets.txt", b"short_code,ticket\n", "A file .txt is not taken here."),
         ("tickets", b"short_code,ticket\n", "A file without an extension is not taken here."),
         ("tickets.csv", b"", "The submitted file is empty."),
-        ("tickets.csv", b"code,ticket\n1,2\n", "columns not known here: code; columns missing:"),
     ],
 )  # fmt: skip
 def test_a_file_that_is_not_a_sheet_or_pretends_to_be_one_is_refused(
