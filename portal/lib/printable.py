@@ -26,7 +26,8 @@ _INVISIBLE = (
     "\ufff9-\ufffb"  # interlinear annotations
 )
 _CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}]")
-_CONTROL_BUT_LINE_BREAKS = re.compile(f"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f{_INVISIBLE}]")
+# What no text holds, but the line breaks \r and \n (also quoted text's, portal.lib.quoting).
+NOT_PRINTABLE_BUT_LINE_BREAKS = re.compile(f"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f{_INVISIBLE}]")
 NOT_PRINTABLE = (
     "Type only printable characters here: this holds a control character (a tab, escape or "
     "delete, say) or an invisible one (a zero-width space or a mark that turns text around), "
@@ -47,5 +48,5 @@ def printable(value: str) -> None:
 
 def printable_lines(value: str) -> None:
     """Printable text that may run over several lines."""
-    if _CONTROL_BUT_LINE_BREAKS.search(value):
+    if NOT_PRINTABLE_BUT_LINE_BREAKS.search(value):
         raise ValidationError(NOT_PRINTABLE, code="not_printable")

@@ -7,12 +7,8 @@ start a new quoted line."""
 
 from __future__ import annotations
 
-import re
+from portal.lib.printable import NOT_PRINTABLE_BUT_LINE_BREAKS
 
-# C0 and C1 controls (but the line feed), line and paragraph separators, the marks and
-# overrides of direction, and the invisible characters that join, separate or hide text.
-_HIDDEN = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
-                     r"\u2060-\u2069\ufeff]")  # fmt: skip
 SHOWN_INSTEAD = "\ufffd"
 MARK = "> "
 
@@ -20,4 +16,6 @@ MARK = "> "
 def quoted(words: str) -> str:
     """`words` as quoted lines of plain text, each beginning "> "."""
     lines = words.replace("\r\n", "\n").replace("\r", "\n").strip("\n").split("\n")
-    return "\n".join(MARK + _HIDDEN.sub(SHOWN_INSTEAD, line).rstrip() for line in lines)
+    return "\n".join(
+        MARK + NOT_PRINTABLE_BUT_LINE_BREAKS.sub(SHOWN_INSTEAD, line).rstrip() for line in lines
+    )
