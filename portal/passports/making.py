@@ -132,10 +132,14 @@ def record(
     passport = _row(key, request, made_by)
     passport.batch, passport.batch_position, passport.created = batch, position, asked_at
     passport.keep_record(made)
-    with transaction.atomic():  # the row and its event in one commit
-        if _inserted(passport):
+    try:
+        with transaction.atomic():  # the row and its event in one commit, with no savepoint
+            passport.save(force_insert=True)
             audit.record(audit.Kind.PASSPORT_CREATED, user=made_by, code=audit.code_hash(
                 passport.short_code), batch=str(batch), position=position)  # fmt: skip
+    except IntegrityError:
+        if not Passport.objects.filter(submission=key).exists():
+            raise
 
 
 def _row(key: uuid.UUID, request: records.PassportRequest, made_by: AbstractBaseUser) -> Passport:

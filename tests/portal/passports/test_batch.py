@@ -12,6 +12,7 @@ from datetime import timedelta
 import pytest
 
 from portal.assurance import service
+from portal.audit.models import Event
 from portal.dashboard import figures as dashboard
 from portal.jobs import actions
 from portal.jobs.models import Job
@@ -198,3 +199,20 @@ def test_a_batch_cancelled_midway_asks_for_no_more_and_keeps_what_was_made(
     assert run(job).state == Job.State.CANCELLED
     assert 2 <= len(asked) < 6  # no more asked for, once the job saw it
     assert Passport.objects.count() == len(asked)  # every one made is recorded
+
+
+def test_a_passport_another_run_recorded_meanwhile_is_kept_once_with_one_event(grower, monkeypatch):
+    grower.post("/passports/new", filled(grower, loads="2"))
+    job = batch_job()
+    real_record = making.record
+
+    def recorded_twice(*args, **kwargs) -> None:
+        real_record(*args, **kwargs)  # another run of the job (its message sent again) ...
+        real_record(*args, **kwargs)  # ... and this one, with the same key and record
+
+    monkeypatch.setattr(making, "record", recorded_twice)
+    assert run(job).state == Job.State.DONE
+    made = Passport.objects.order_by("batch_position")
+    assert [p.batch_position for p in made] == [0, 1]
+    created = Event.objects.filter(kind=Event.Kind.PASSPORT_CREATED)
+    assert sorted(e.detail["position"] for e in created) == [0, 1]
