@@ -355,6 +355,8 @@ CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": PORTAL_SWEEP_SECONDS},
     # Intake results' mails held by a cap, sent once it has room (portal.intake.notifying).
     "intake-held-result-mails": {"task": "intake-held-result-mails", "schedule": 60},
+    # The mail a week before a user's latest sign-in ends (portal.accounts.reminders).
+    "upstream-sign-in-reminders": {"task": "upstream-sign-in-reminders", "schedule": 60 * 60},
 }
 # Beat wakes at least this often: to send what is due, and to keep its lock (below).
 CELERY_BEAT_MAX_LOOP_INTERVAL = max(1, env_int("PORTAL_BEAT_LOOP_SECONDS", 5))

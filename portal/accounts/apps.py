@@ -7,4 +7,5 @@ class AccountsConfig(AppConfig):
     verbose_name = "Sign-in"
 
     def ready(self) -> None:
-        from portal.accounts import backends  # noqa: F401 (connects its signal receivers)
+        # backends connects its signal receivers; reminders defines a task of Celery beat's.
+        from portal.accounts import backends, reminders  # noqa: F401
