@@ -7,5 +7,4 @@ class AccountsConfig(AppConfig):
     verbose_name = "Sign-in"
 
     def ready(self) -> None:
-        # backends connects its signal receivers; reminders defines a task of Celery beat's.
-        from portal.accounts import backends, reminders  # noqa: F401
+        from portal.accounts import backends  # noqa: F401 (connects its signal receivers)

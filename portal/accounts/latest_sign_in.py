@@ -5,7 +5,7 @@ Every sign-in keeps its token (encrypted, portal.accounts.credentials) with its 
 of the one before; staff ending every session of a user forget it. `credentials(user)` gives it
 back, or raises UpstreamSignInNeeded once it has expired, is missing, or can no longer be read
 (its key dropped): the user must sign in to the portal again. The service gives a token for
-about thirty days; a week before it ends, the user is mailed (portal.accounts.reminders).
+about thirty days; a week before it ends, the user is mailed (portal.api.reminders).
 """
 
 from __future__ import annotations

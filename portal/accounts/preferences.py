@@ -4,7 +4,7 @@ are e-mailed the intake results of the passports they made (on until they turn i
 
 The rest of the portal asks here, never the row itself: `reply_address` for the passport mail
 form's default, `intake_mail_address` for the intake results' mail (portal.intake.notifying),
-`mail_address` for the portal's other mail to the user (portal.accounts.reminders).
+`mail_address` for the portal's other mail to the user (portal.api.reminders).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""The mail to a user whose latest sign-in (portal.accounts.latest_sign_in) ends within a week:
-sign in to the portal again to keep your API tokens working. Celery beat sends
-`upstream-sign-in-reminders` every hour; each expiry is told once, and a sign-in that renews
-the token brings a new expiry, told in its turn.
+"""The mail to a user with an API token whose latest sign-in (portal.accounts.latest_sign_in)
+ends within a week: sign in to the portal again to keep your API tokens working. Celery beat
+sends `upstream-sign-in-reminders` (portal.api.tasks) every hour; each expiry is told once, and a
+sign-in that renews the token brings a new expiry, told in its turn. Only users who hold a token
+neither revoked nor expired are mailed: the others have nothing the sign-in keeps working.
 
 Each reminder is claimed before it is sent (its row marked with the expiry it tells, on the
 condition that no other run marked it and no sign-in renewed it meanwhile), so that two runs at
@@ -20,26 +21,25 @@ import logging
 import smtplib
 from datetime import datetime, timedelta
 
-from celery import shared_task
 from django.conf import settings
 from django.core.mail import EmailMessage
-from django.db.models import F, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
 from portal.accounts import preferences
 from portal.accounts.models import LatestSignIn
+from portal.api.models import Token
 
 log = logging.getLogger(__name__)
 
 REMIND_BEFORE = timedelta(days=7)
 
 
-@shared_task(name="upstream-sign-in-reminders")
 def send_reminders() -> int:
-    """Mails each active user whose latest sign-in ends within a week and who was not told of
-    that expiry yet; how many were mailed."""
+    """Mails each active user with a live API token whose latest sign-in ends within a week and
+    who was not told of that expiry yet; how many were mailed."""
     sent = 0
     for kept in _due(timezone.now()).select_related("user"):
         if _claim(kept) and _mail(kept):
@@ -48,9 +48,11 @@ def send_reminders() -> int:
 
 
 def _due(now: datetime) -> QuerySet[LatestSignIn]:
+    live_tokens = Token.objects.filter(user=OuterRef("user"), revoked=None, expires__gt=now)
     ending = LatestSignIn.objects.filter(
-        expires__gt=now, expires__lte=now + REMIND_BEFORE, user__is_active=True
-    )
+        Exists(live_tokens), expires__gt=now, expires__lte=now + REMIND_BEFORE,
+        user__is_active=True,
+    )  # fmt: skip
     return ending.exclude(reminded_of=F("expires")).order_by("expires")
 
 
@@ -106,7 +108,7 @@ def message(kept: LatestSignIn, address: str) -> EmailMessage:
     return EmailMessage(
         subject=f"Sign in to the Assurance portal by {ends.day} {ends:%B} to keep your API tokens "
         "working",
-        body=render_to_string("accounts/mail/sign_in_reminder.txt", context),
+        body=render_to_string("api/mail/sign_in_reminder.txt", context),
         from_email=settings.DEFAULT_FROM_EMAIL,
         to=[address],
     )

@@ -1,6 +1,7 @@
-"""The mail a week before a user's latest sign-in ends (portal.accounts.reminders), as Celery
-beat's hourly task sends it: once for each expiry, to where the portal writes to the user, sent
-again after a mail server's "try later", never after its refusal for good."""
+"""The mail a week before the latest sign-in of a user with API tokens ends (portal.api.reminders),
+as Celery beat's hourly task sends it: once for each expiry, to where the portal writes to the
+user, to holders of a live token only, sent again after a mail server's "try later", never after
+its refusal for good."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from django.test import Client
 from django.utils import timezone
 
 from portal.accounts.models import LatestSignIn, Preferences
-from portal.accounts.reminders import send_reminders
+from portal.api.models import Token
+from portal.api.reminders import send_reminders
 from portal.celery import app
 from tests.mailserver import MailServer
 from tests.portal.accounts.helpers import sign_in, signed_in
+from tests.portal.api.builders import made_on_the_page
 
 pytestmark = pytest.mark.django_db
 
@@ -38,9 +41,12 @@ def reminders_at(moment) -> int:
 
 
 @pytest.fixture
-def signed_in_by_e_mail(upstream_sandbox) -> None:
-    """The grower signed in by their address, which the portal then knows."""
-    signed_in("grower@example.com")
+def signed_in_by_e_mail(upstream_sandbox) -> Client:
+    """The grower signed in by their address, which the portal then knows, with an API token
+    made on the page."""
+    client = signed_in("grower@example.com")
+    made_on_the_page(client, scopes=["passports:read"])
+    return client
 
 
 def test_beat_sends_it_every_hour():
@@ -86,8 +92,24 @@ def test_it_goes_to_the_address_kept_on_the_account_s_page(signed_in_by_e_mail, 
 
 
 def test_nobody_is_mailed_at_no_address(upstream_sandbox, mail_server):
-    signed_in("partner")  # by username: the portal knows no address of theirs
+    made_on_the_page(signed_in("partner"))  # by username: the portal knows no address of theirs
     assert reminders_at(ends("partner") - timedelta(days=6)) == 0
+    assert mail_server.received == []
+
+
+def test_someone_without_an_api_token_is_not_mailed(upstream_sandbox, mail_server):
+    signed_in("grower@example.com")
+    assert reminders_at(ends() - timedelta(days=6)) == 0
+    assert mail_server.received == []
+
+
+def test_someone_whose_tokens_are_revoked_or_expired_is_not_mailed(
+    signed_in_by_e_mail, mail_server
+):
+    Token.objects.update(revoked=timezone.now())
+    assert reminders_at(ends() - timedelta(days=6)) == 0
+    Token.objects.update(revoked=None, expires=ends() - timedelta(days=10))
+    assert reminders_at(ends() - timedelta(days=6)) == 0
     assert mail_server.received == []
 
 
