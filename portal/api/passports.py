@@ -321,13 +321,14 @@ def batch(request: HttpRequest, batch: uuid.UUID) -> dict[str, Any]:
 
 
 def _batch(request: HttpRequest, key: uuid.UUID) -> dict[str, Any]:
+    """The user's batch of `key`: its job, and its passports made so far that they may still
+    see (a contact of its membership now); 404 for a batch they did not start."""
     job = batches.job_of(request, key)
     if job is None:
         raise ApiError(404)
-    made = Passport.objects.filter(batch=key, made_by=request.user, short_code__isnull=False)
+    made = listing.visible(contacts.memberships(request)).filter(batch=key)
     return {
-        "batch": key, "count": job.params.get("count", 0),
-        "job": _job(job),
+        "batch": key, "count": job.params.get("count", 0), "job": _job(job),
         "passports": list(made.order_by("batch_position").values_list("short_code", flat=True)),
         "url": reverse("api:passport-batch", args=[key]),
     }  # fmt: skip

@@ -5,15 +5,18 @@ passport of another business is 404; a sign-in that has ended is 401 upstream_si
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
 from portal.accounts.models import LatestSignIn
+from portal.jobs.models import Job
 from portal.passports.models import Passport
 from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE, WENHAM
 from tests.jobs import run_queued
@@ -177,6 +180,16 @@ class TestMaking:
         assert done["job"]["state"] == "done" and len(done["passports"]) == 3
         assert codes_of(got(PASSPORTS, token)) == done["passports"]
 
+    def test_a_batch_is_only_its_maker_s(self, token, partner_token):
+        started = posted(PASSPORTS, token, a_load_of_wheat(loads=2)).json()
+        assert got(started["url"], partner_token).status_code == 404
+        assert got(f"{PASSPORTS}/batches/{uuid.uuid4()}", token).status_code == 404
+
+    def test_more_loads_than_a_batch_may_have_are_refused(self, token, settings):
+        refused = posted(PASSPORTS, token, a_load_of_wheat(loads=settings.PORTAL_BATCH_LIMIT + 1))
+        assert refused.status_code == 422 and "loads" in refused.json()["error"]["fields"]
+        assert Job.objects.count() == 0
+
     def test_a_read_only_token_makes_nothing(self, grower):
         read_only = made_on_the_page(grower, scopes=["passports:read"])
         refused = posted(PASSPORTS, read_only, a_load_of_wheat())
@@ -228,6 +241,14 @@ class TestUpstreamSignIn:
         error = answer.json()["error"]
         assert error["code"] == "upstream_sign_in_needed"
         assert "Sign in to the portal again" in error["message"]
+
+    def test_when_the_service_refuses_the_kept_token_the_answer_says_so(self, token, clock):
+        clock.advance_clock(31 * 24 * 60 * 60)  # the service's clock: its token has expired
+        cache.clear()  # no memberships kept from before
+        answer = got(PASSPORTS, token)
+        assert answer.status_code == 401
+        assert answer.json()["error"]["code"] == "upstream_sign_in_needed"
+        assert "sign in to the portal again" in answer.json()["error"]["message"]
 
     def test_when_staff_end_every_session_the_token_needs_a_sign_in(self, token, upstream_sandbox):
         from tests.portal.accounts.helpers import signed_in_staff
