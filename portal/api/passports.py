@@ -184,24 +184,28 @@ class PassportsQuery(ListQuery):
 def passport_list(request: HttpRequest, query: Query[PassportsQuery]) -> dict[str, Any]:
     memberships = contacts.memberships(request)
     filters = _filters(query, memberships)
-    kept = listing.narrowed(listing.visible(memberships), filters.applied)
+    kept = listing.narrowed(listing.visible(memberships), filters)
     page = page_of(listing.for_rows(kept), query, name="passports", changed="created")
     sites = _sites(memberships)
     return page_out(page, lambda passport: _shown(passport, sites))
 
 
-def _filters(query: PassportsQuery, memberships: list) -> PassportFilters:
+def _filters(query: PassportsQuery, memberships: list) -> dict[str, Any]:
+    """The filters given, as the list page's form takes them and with its rules (the crops and
+    years offered, read only when a filter is given); 422 with the fields it refuses."""
     given = QueryDict(mutable=True)
     for name in PassportFilters.NAMES:
         value = getattr(query, name)
         if value not in (None, ""):
             given[name] = value.isoformat() if isinstance(value, date) else value
+    if not given:
+        return {}
     offered = listing.Offered.to(memberships)
-    filters = PassportFilters(given or None, memberships=memberships, crops=offered.crops,
+    filters = PassportFilters(given, memberships=memberships, crops=offered.crops,
                               years=offered.harvest_years)  # fmt: skip
-    if filters.is_bound and not filters.is_valid():
+    if not filters.is_valid():
         raise ApiError(422, "invalid", None, _form_errors(filters))
-    return filters
+    return filters.applied
 
 
 def _form_errors(form: Any) -> dict[str, list[str]]:
