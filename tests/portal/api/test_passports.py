@@ -12,6 +12,7 @@ import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
@@ -52,6 +53,19 @@ def posted(address: str, token: str, body: dict, key: str | None = None):
 def codes_of(response) -> list[str]:
     assert response.status_code == 200, response.content
     return [item["short_code"] for item in response.json()["items"]]
+
+
+def queries_of(call) -> int:
+    """How many queries `call` sends the database."""
+    sent = []
+
+    def count(execute, sql, params, many, context):
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
+        assert call().status_code == 200
+    return len(sent)
 
 
 def a_load_of_wheat(**changed: object) -> dict:
@@ -98,6 +112,14 @@ class TestTheList:
         assert codes_of(got(PASSPORTS, token, updated_since=later.isoformat())) == []
         third = made_here()
         assert codes_of(got(PASSPORTS, token, cursor=rest["next_cursor"])) == [third]
+
+    def test_a_longer_page_asks_the_database_no_more(self, token):
+        made_here()
+        got(PASSPORTS, token)  # the token's first use, and the memberships, kept
+        one = queries_of(lambda: got(PASSPORTS, token))
+        for _ in range(4):
+            made_here()
+        assert queries_of(lambda: got(PASSPORTS, token)) == one
 
     def test_a_site_s_latest_load_is_shown(self, token):
         code = made_here()
