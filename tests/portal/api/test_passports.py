@@ -17,6 +17,7 @@ from django.test import Client
 from django.utils import timezone
 
 from portal.accounts.models import LatestSignIn
+from portal.assurance.service import client as service
 from portal.jobs.models import Job
 from portal.passports.models import Passport
 from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE, WENHAM
@@ -229,6 +230,28 @@ class TestPdfAndMail:
         pdf = got(f"{PASSPORTS}/{code}/pdf", token)
         assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf"
         assert b"".join(pdf.streaming_content).startswith(b"%PDF")
+
+    def test_a_fetch_that_failed_says_why_until_it_is_asked_again(self, token, settings):
+        code = made_here()
+        assert got(f"{PASSPORTS}/{code}/pdf", token).status_code == 202
+        settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"  # nothing answers there
+        service.cache_clear()
+        assert run_queued("passport-pdf").state == "failed"
+        failed = got(f"{PASSPORTS}/{code}/pdf", token)
+        assert failed.status_code == 422
+        assert failed.json()["error"]["code"] == "pdf_not_fetched"
+        assert "did not answer" in failed.json()["error"]["message"]
+        settings.ASSURANCE_BASE_URL = self.sandbox_url
+        service.cache_clear()
+        cache.clear()  # the outage the client remembers
+        again = posted(f"{PASSPORTS}/{code}/pdf", token, {})
+        assert again.status_code == 202 and again.json()["state"] == "queued"
+        run_queued("passport-pdf")
+        assert got(f"{PASSPORTS}/{code}/pdf", token).status_code == 200
+
+    @pytest.fixture(autouse=True)
+    def _sandbox_url(self, upstream_sandbox) -> None:
+        self.sandbox_url = upstream_sandbox.url
 
     def test_it_is_sent_by_e_mail_by_the_form_s_job(self, token, mail_server):
         code = made_here()
