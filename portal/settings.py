@@ -360,6 +360,8 @@ CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": PORTAL_SWEEP_SECONDS},
     # Intake results' mails held by a cap, sent once it has room (portal.intake.notifying).
     "intake-held-result-mails": {"task": "intake-held-result-mails", "schedule": 60},
+    # The mail a week before the latest sign-in of a user with API tokens ends (portal.api).
+    "upstream-sign-in-reminders": {"task": "upstream-sign-in-reminders", "schedule": 60 * 60},
     # The API's kept answers to POSTs past their keeping (portal.api.idempotency).
     "api-sweep": {"task": "api-sweep", "schedule": 60 * 60},
 }
