@@ -185,6 +185,12 @@ PORTAL_URL = env_str("PORTAL_URL", f"http://127.0.0.1:{env_int('PORTAL_PORT', 80
 PORTAL_DEVELOPMENT_MAILBOX = (
     env_str("PORTAL_DEVELOPMENT_MAILBOX", "") if DEBUG or PORTAL_DEVELOPMENT else ""
 )
+# A folder that `make run`'s receiver of webhooks keeps what it is sent in, and its address (the
+# demo endpoint's), shown at /development/webhooks/ (only when DEBUG or PORTAL_DEVELOPMENT is on).
+PORTAL_DEVELOPMENT_WEBHOOKS = (
+    env_str("PORTAL_DEVELOPMENT_WEBHOOKS", "") if DEBUG or PORTAL_DEVELOPMENT else ""
+)
+PORTAL_DEVELOPMENT_WEBHOOK_URL = env_str("PORTAL_DEVELOPMENT_WEBHOOK_URL", "")
 # Verifiers of passwords that have worked here (portal/accounts/verifiers.py) are made with the
 # first: scrypt, slow and memory-hard. Portal users have no passwords of their own.
 PASSWORD_HASHERS = [
@@ -206,6 +212,8 @@ INSTALLED_APPS = [
     "portal.jobs",
     "portal.passports",
     "portal.intake",
+    "portal.outbox",
+    "portal.webhooks",
     "portal.operations",
     "portal.audit",
     "portal.dashboard",
@@ -347,6 +355,26 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # Redis rest
 # Each worker writes a heartbeat to the cache every third of this; /readyz counts the workers
 # down when none has written for this long.
 PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
+# --- webhooks (portal/outbox, docs/webhooks.md) -------------------------------------------------
+# Networks webhooks may be sent to although they are not public (loopback for the tests and
+# `make run`), and the only ones an endpoint's address may be http:// in. Empty in production.
+PORTAL_WEBHOOK_ALLOWED_NETWORKS = env_list("PORTAL_WEBHOOK_ALLOWED_NETWORKS")
+try:
+    for _network in PORTAL_WEBHOOK_ALLOWED_NETWORKS:
+        ipaddress.ip_network(_network, strict=False)
+except ValueError as _malformed:
+    raise ImproperlyConfigured(
+        f"PORTAL_WEBHOOK_ALLOWED_NETWORKS holds {_network!r}, not a network: {_malformed}"
+    ) from None
+# An attempt answered with anything but 2xx within this is a failure.
+PORTAL_WEBHOOK_TIMEOUT_SECONDS = max(1, env_int("PORTAL_WEBHOOK_TIMEOUT_SECONDS", 15))
+# The sweep sends deliveries due for PORTAL_WEBHOOK_OVERDUE_SECONDS that no task carries.
+PORTAL_WEBHOOK_SWEEP_SECONDS = max(1, env_int("PORTAL_WEBHOOK_SWEEP_SECONDS", 30))
+PORTAL_WEBHOOK_OVERDUE_SECONDS = max(1, env_int("PORTAL_WEBHOOK_OVERDUE_SECONDS", 60))
+# An endpoint whose every delivery failed for this long is disabled, and its owners e-mailed.
+PORTAL_WEBHOOK_DISABLE_AFTER_DAYS = max(1, env_int("PORTAL_WEBHOOK_DISABLE_AFTER_DAYS", 5))
+# Events (and their deliveries' attempts) are kept this long once their deliveries have ended.
+PORTAL_WEBHOOK_EVENT_DAYS = max(1, env_int("PORTAL_WEBHOOK_EVENT_DAYS", 30))
 # --- the periodic sweep (Celery beat; portal/jobs/beat.py) ----------------------------------------
 # Beat sends the sweep every PORTAL_SWEEP_SECONDS; /readyz and the dashboard call it late once
 # it has not finished for two of them (portal/operations/periodic.py).
@@ -355,6 +383,8 @@ CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": PORTAL_SWEEP_SECONDS},
     # Intake results' mails held by a cap, sent once it has room (portal.intake.notifying).
     "intake-held-result-mails": {"task": "intake-held-result-mails", "schedule": 60},
+    # Webhooks' deliveries due that no task carries (portal.outbox.tasks.sweep).
+    "outbox-sweep": {"task": "outbox-sweep", "schedule": PORTAL_WEBHOOK_SWEEP_SECONDS},
 }
 # Beat wakes at least this often: to send what is due, and to keep its lock (below).
 CELERY_BEAT_MAX_LOOP_INTERVAL = max(1, env_int("PORTAL_BEAT_LOOP_SECONDS", 5))
