@@ -3,6 +3,7 @@ from django.urls import include, path
 
 from portal import errors, views
 from portal.accounts.views import admin_sign_in
+from portal.webhooks import development as development_webhooks
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,6 +14,8 @@ urlpatterns = [
     path("jobs/", include("portal.jobs.urls")),
     path("staff/", include("portal.dashboard.urls")),
     path("intake/", include("portal.intake.urls")),
+    path("webhooks/", include("portal.webhooks.urls")),
+    path("development/webhooks/", development_webhooks.received, name="development-webhooks"),
     path("", include("portal.passports.urls")),
     # Staff sign in like everyone else: through the Assurance service.
     path("admin/login/", admin_sign_in),

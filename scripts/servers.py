@@ -178,6 +178,14 @@ def start_mail_server(maildir: Path, port: int, log: Path | None = None) -> subp
         return _spawn(command, os.environ, output)
 
 
+def start_webhook_receiver(folder: Path, port: int, log: Path | None = None) -> subprocess.Popen:
+    """A receiver of webhooks for development (scripts/webhook_receiver.py) on `port`, that
+    keeps each event it is sent in `folder`."""
+    command = ["-m", "scripts.webhook_receiver", "--port", str(port), "--folder", str(folder)]
+    with _output(log, "w") as output:
+        return _spawn(command, os.environ, output)
+
+
 def wait_until_up(
     url: str,
     process: subprocess.Popen,
