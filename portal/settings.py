@@ -366,6 +366,17 @@ except ValueError as _malformed:
     raise ImproperlyConfigured(
         f"PORTAL_WEBHOOK_ALLOWED_NETWORKS holds {_network!r}, not a network: {_malformed}"
     ) from None
+# When each attempt of a delivery is made, in seconds after the one before (the first at once):
+# about 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each a tenth earlier or later at random.
+# The soak shortens it, to see every delivery end within its quiet period.
+try:
+    PORTAL_WEBHOOK_RETRY_SECONDS = [
+        max(0, int(wait)) for wait in env_list("PORTAL_WEBHOOK_RETRY_SECONDS")
+    ] or [0, 5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600]
+except ValueError as _malformed:
+    raise ImproperlyConfigured(
+        f"PORTAL_WEBHOOK_RETRY_SECONDS: whole numbers of seconds, comma-separated ({_malformed})"
+    ) from None
 # An attempt answered with anything but 2xx within this is a failure.
 PORTAL_WEBHOOK_TIMEOUT_SECONDS = max(1, env_int("PORTAL_WEBHOOK_TIMEOUT_SECONDS", 15))
 # The sweep sends deliveries due for PORTAL_WEBHOOK_OVERDUE_SECONDS that no task carries.

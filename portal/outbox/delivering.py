@@ -2,8 +2,9 @@
 and a second copy of its task leave it alone), signed, sent, and what came of it written with
 the attempt; retried on a schedule, or given up.
 
-Retries come at about 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, each a tenth earlier or
-later at random, or later if the endpoint's Retry-After asks for longer. An answer of 410 Gone
+Retries come at about 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h
+(PORTAL_WEBHOOK_RETRY_SECONDS), each a tenth earlier or later at random, or later if the
+endpoint's Retry-After asks for longer. An answer of 410 Gone
 disables the endpoint; so does failing for PORTAL_WEBHOOK_DISABLE_AFTER_DAYS, and its owners
 are e-mailed (portal.outbox.mailing).
 """
@@ -21,7 +22,6 @@ from django.utils import timezone
 from portal.outbox import mailing, sending, signing
 from portal.outbox.models import Attempt, Delivery, Endpoint
 
-RETRY_SECONDS = (0, 5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600)
 JITTER = 0.1
 
 
@@ -76,7 +76,7 @@ def record(delivery: Delivery, outcome: sending.Outcome) -> float | None:
     wait = None
     if outcome.succeeded:
         changes.update(state=Delivery.State.DELIVERED, ended=now)
-    elif outcome.status == 410 or tries >= len(RETRY_SECONDS):
+    elif outcome.status == 410 or tries >= len(settings.PORTAL_WEBHOOK_RETRY_SECONDS):
         changes.update(state=Delivery.State.FAILED, ended=now)
     else:
         wait = next_wait(tries, outcome.retry_after)
@@ -94,7 +94,7 @@ def record(delivery: Delivery, outcome: sending.Outcome) -> float | None:
 def next_wait(tries: int, retry_after: int | None) -> float:
     """Seconds until the next try after `tries` failed ones: the schedule's, jittered, or the
     endpoint's Retry-After if that is longer."""
-    planned = RETRY_SECONDS[tries] * random.uniform(1 - JITTER, 1 + JITTER)
+    planned = settings.PORTAL_WEBHOOK_RETRY_SECONDS[tries] * random.uniform(1 - JITTER, 1 + JITTER)
     return max(planned, float(retry_after or 0))
 
 

@@ -46,7 +46,14 @@ def post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
     except addresses.Refused as refused:
         return Outcome(None, _since(started), trouble=str(refused))
     limit = settings.PORTAL_WEBHOOK_TIMEOUT_SECONDS
-    pool = _pool(target, limit)
+    with _pool(target, limit) as pool:
+        return _exchange(pool, target, body, headers, started, limit)
+
+
+def _exchange(
+    pool: urllib3.HTTPConnectionPool, target: addresses.Target, body: bytes,
+    headers: dict[str, str], started: float, limit: float,
+) -> Outcome:  # fmt: skip
     try:
         response = pool.urlopen(
             "POST", target.path, body=body, redirect=False, retries=False,
@@ -56,14 +63,11 @@ def post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
         )  # fmt: skip
     except urllib3.exceptions.HTTPError as trouble:
         return Outcome(None, _since(started), trouble=_said(trouble, limit))
-    finally:
-        pool.close()
     try:
         answer = _first_bytes(response, started, limit)
     except (urllib3.exceptions.HTTPError, OSError) as trouble:
         return Outcome(response.status, _since(started), trouble=_said(trouble, limit))
     finally:
-        response.release_conn()
         response.close()
     took = _since(started)
     late = took > limit * 1000
