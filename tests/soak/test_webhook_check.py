@@ -30,8 +30,8 @@ def checked(deliveries: list[dict], received: list[dict], tmp_path: Path) -> che
 
 
 def test_each_event_taken_once_or_retried_under_its_id_counts_nothing(tmp_path: Path):
-    found = checked([delivery("msg_a"), delivery("msg_b"), delivery("msg_c", url="https://x/")],
-                    [taken("msg_a", 1), taken("msg_a", 1), taken("msg_b", 2)], tmp_path)  # fmt: skip
+    deliveries = [delivery("msg_a"), delivery("msg_b"), delivery("msg_c", url="https://x/")]
+    found = checked(deliveries, [taken("msg_a", 1), taken("msg_a", 1), taken("msg_b", 2)], tmp_path)
     assert found.counts() == {"lost": 0, "doubled": 0, "stuck": 0, "unexpected": 0}
 
 
