@@ -377,6 +377,8 @@ except ValueError as _malformed:
     raise ImproperlyConfigured(
         f"PORTAL_WEBHOOK_RETRY_SECONDS: whole numbers of seconds, comma-separated ({_malformed})"
     ) from None
+# The most endpoints a business or a site may have enabled at once.
+PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER = max(1, env_int("PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER", 10))
 # An attempt answered with anything but 2xx within this is a failure.
 PORTAL_WEBHOOK_TIMEOUT_SECONDS = max(1, env_int("PORTAL_WEBHOOK_TIMEOUT_SECONDS", 15))
 # The sweep sends deliveries due for PORTAL_WEBHOOK_OVERDUE_SECONDS that no task carries.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -20,6 +21,19 @@ class Owner:
     membership_guid: str = ""
     business_name: str = ""
     site_id: int | None = None
+
+
+def enabled_of(owner: Owner) -> int:
+    """How many enabled endpoints the owner has."""
+    if owner.site_id:
+        return Endpoint.objects.filter(site_id=owner.site_id, enabled=True).count()
+    return Endpoint.objects.filter(membership_guid=owner.membership_guid, site=None,
+                                   enabled=True).count()  # fmt: skip
+
+
+def owner_of(endpoint: Endpoint) -> Owner:
+    return Owner(membership_guid=endpoint.membership_guid, business_name=endpoint.business_name,
+                 site_id=endpoint.site_id)  # fmt: skip
 
 
 def register(
@@ -56,7 +70,10 @@ def disable(endpoint: Endpoint) -> bool:
 
 def enable(endpoint: Endpoint) -> bool:
     """The endpoint enabled again; its deliveries that failed meanwhile stay failed (its owner
-    may send them again)."""
+    may send them again). False if it was enabled, or its owner has as many enabled as any
+    may."""
+    if enabled_of(owner_of(endpoint)) >= settings.PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER:
+        return False
     return bool(
         Endpoint.objects.filter(pk=endpoint.pk, enabled=False).update(
             enabled=True, disabled_reason="", failing_since=None

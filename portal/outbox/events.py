@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 
 from django.db import transaction
@@ -37,6 +37,17 @@ def emit(
     if not endpoints:
         return None
     return _write(event_type, data, endpoints, membership_guid=membership_guid, site_id=site_id)
+
+
+TESTS_A_MINUTE = 5  # test events to one endpoint: no more, so the portal floods no one
+
+
+def may_send_test(endpoint: Endpoint) -> bool:
+    """Whether a test event may be sent to the endpoint now: fewer than TESTS_A_MINUTE in the
+    last minute."""
+    since = timezone.now() - timedelta(minutes=1)
+    recent = endpoint.deliveries.filter(event__type=EventType.PING, created__gt=since)
+    return recent.count() < TESTS_A_MINUTE
 
 
 def send_test(endpoint: Endpoint) -> Event:

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from portal.lib.printable import printable
-from portal.outbox import addresses
+from portal.outbox import addresses, endpoints
 from portal.outbox.models import URL_LONGEST, EventType
 from portal.webhooks.access import Choice
 
@@ -49,6 +49,15 @@ class EndpointForm(forms.Form):
         except addresses.Refused as refused:
             raise ValidationError(str(refused)) from None
         return url
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if "owner" in cleaned:
+            most = settings.PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER
+            if endpoints.enabled_of(self.chosen_owner.owner) >= most:
+                self.add_error("owner", f"{self.chosen_owner.name} has {most} endpoints enabled, "
+                                        "the most it may: disable one first.")  # fmt: skip
+        return cleaned
 
     @property
     def chosen_owner(self) -> Choice:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, time
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -80,6 +81,9 @@ def send_test(request: HttpRequest, pk: int) -> HttpResponse:
     found = access.endpoint_of(request, pk)
     if not found.enabled:
         messages.error(request, "This endpoint is disabled: enable it to send a test event.")
+    elif not events.may_send_test(found):
+        messages.error(request, f"Nothing was sent: at most {events.TESTS_A_MINUTE} test events "
+                                "a minute go to one endpoint. Try again in a minute.")  # fmt: skip
     else:
         events.send_test(found)
         messages.success(request, "A test event (ping) is on its way: its attempt shows below.")
@@ -109,6 +113,10 @@ def enable(request: HttpRequest, pk: int) -> HttpResponse:
     found = access.endpoint_of(request, pk)
     if endpoints.enable(found):
         messages.success(request, "The endpoint is enabled: new events are sent to it.")
+    elif not found.enabled:
+        messages.error(request, f"Not enabled: {access.owner_name(found)} has "
+                                f"{settings.PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER} endpoints "
+                                "enabled, the most it may. Disable one first.")  # fmt: skip
     return redirect("webhooks:endpoint", pk)
 
 

@@ -140,3 +140,25 @@ def test_someone_of_no_business_finds_nothing(upstream_sandbox):
     client = signed_in("lapsed")
     theirs, _ = an_endpoint(ADDRESS)
     assert client.get(f"/webhooks/{theirs.pk}/").status_code == 404
+
+
+def test_an_owner_has_at_most_so_many_endpoints_enabled(grower, settings):
+    settings.PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER = 2
+    assert registered(grower).status_code == 302
+    assert registered(grower).status_code == 302
+    refused = registered(grower)
+    assert refused.status_code == 400 and "the most it may" in refused.content.decode()
+    first = Endpoint.objects.earliest("created")
+    grower.post(f"/webhooks/{first.pk}/disable")
+    assert registered(grower).status_code == 302
+    grower.post(f"/webhooks/{first.pk}/enable")
+    assert not Endpoint.objects.get(pk=first.pk).enabled
+
+
+def test_test_events_are_limited_a_minute(grower):
+    registered(grower)
+    endpoint = Endpoint.objects.get()
+    for _ in range(6):
+        response = grower.post(f"/webhooks/{endpoint.pk}/test", follow=True)
+    assert "at most 5 test events a minute" in response.content.decode()
+    assert Delivery.objects.count() == 5
