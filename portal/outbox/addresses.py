@@ -72,8 +72,8 @@ def refusal(address: Address) -> str | None:
         (address.is_loopback, "a loopback address"),
         (address.is_link_local, "a link-local address"),
         (address.is_multicast, "a multicast address"),
-        (address.is_private, "a private address"),
         (address.is_reserved, "a reserved address"),
+        (address.is_private, "a private address"),
     ):
         if refused:
             return words
