@@ -127,13 +127,13 @@ def parse(url: str) -> SplitResult:
     return parts
 
 
-def target(url: str, resolver: Callable[[str, int], list[Address]] = resolve) -> Target:
+def target(url: str, resolver: Callable[[str, int], list[Address]] | None = None) -> Target:
     """The address resolved and checked, for one attempt (or for its registration); Refused
     with the reason otherwise. `http://` only to an allowed network (tests, `make run`)."""
     parts = parse(url)
     host = parts.hostname
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    addresses = resolver(host, port)
+    addresses = (resolver or resolve)(host, port)
     address = check_addresses(host, addresses)
     allowed = allowed_networks()
     if parts.scheme == "http" and not all(any(a in n for n in allowed) for a in addresses):

@@ -131,7 +131,7 @@ def _said(trouble: Exception, limit: float) -> str:
     if isinstance(trouble, urllib3.exceptions.TimeoutError):
         return f"No answer within {limit} seconds."
     if isinstance(trouble, urllib3.exceptions.SSLError):
-        return "The TLS connection failed (a certificate not valid for the host?)."
+        return f"The TLS connection failed: {trouble}"[:300]
     if isinstance(trouble, urllib3.exceptions.NewConnectionError):
         return "The connection was refused or could not be made."
     return f"The request failed ({type(trouble).__name__})."[:300]

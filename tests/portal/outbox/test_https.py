@@ -43,6 +43,19 @@ def _certificate(subject: str, key, issuer: str, issuer_key, *, authority: bool,
         .not_valid_after(now + datetime.timedelta(days=1))
         .add_extension(x509.BasicConstraints(ca=authority, path_length=None), critical=True)
     )
+    built = built.add_extension(
+        x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False
+    ).add_extension(
+        x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), critical=False
+    )
+    if authority:
+        built = built.add_extension(
+            x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                          content_commitment=False, key_encipherment=False,
+                          data_encipherment=False, key_agreement=False, encipher_only=False,
+                          decipher_only=False),
+            critical=True,
+        )  # fmt: skip
     if names:
         built = built.add_extension(x509.SubjectAlternativeName(list(names)), critical=False)
     return built.sign(issuer_key, hashes.SHA256())
