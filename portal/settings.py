@@ -110,13 +110,16 @@ PORTAL_LOOKUP_KEEP_SECONDS = min(60, env_int("PORTAL_LOOKUP_KEEP_SECONDS", 60))
 # service at a time.
 PORTAL_INTAKE_LIMIT = max(1, env_int("PORTAL_INTAKE_LIMIT", 50))
 PORTAL_INTAKE_CALLS_AT_ONCE = max(1, env_int("PORTAL_INTAKE_CALLS_AT_ONCE", 8))
-# --- intake sites' loads many at once (portal/intake/uploads.py, portal/intake/door.py) -----------
-# The most rows one upload of a site's tickets takes (a file of more is refused whole), the most
-# records one request to the sites' software's door takes, and that door's requests per token in
-# a minute.
+# --- intake sites' loads many at once (portal/intake/uploads.py) ---------------------------------
+# The most rows one upload of a site's tickets takes (a file of more is refused whole).
 PORTAL_INTAKE_UPLOAD_ROWS = max(1, env_int("PORTAL_INTAKE_UPLOAD_ROWS", 2000))
-PORTAL_INTAKE_DOOR_RECORDS = max(1, env_int("PORTAL_INTAKE_DOOR_RECORDS", 500))
-PORTAL_INTAKE_DOOR_PER_MINUTE = max(1, env_int("PORTAL_INTAKE_DOOR_PER_MINUTE", 60))
+# --- the API (portal/api) -------------------------------------------------------------------------
+# Requests of one token in a minute, before a 429; the most records one call takes or gives (a
+# list's page, the loads sent at once); how long the answer to a POST with an Idempotency-Key is
+# kept to be given again (at least a day).
+PORTAL_API_REQUESTS_PER_MINUTE = max(1, env_int("PORTAL_API_REQUESTS_PER_MINUTE", 120))
+PORTAL_API_RECORDS = min(500, max(1, env_int("PORTAL_API_RECORDS", 500)))
+PORTAL_API_IDEMPOTENCY_HOURS = max(24, env_int("PORTAL_API_IDEMPOTENCY_HOURS", 24))
 # --- passports (portal/passports) -----------------------------------------------------------------
 # How long the memberships a user is a contact of (the service's authorisation) are kept: the
 # create form's steps and each passport's page ask for them.
@@ -214,6 +217,7 @@ INSTALLED_APPS = [
     "portal.intake",
     "portal.outbox",
     "portal.webhooks",
+    "portal.api",
     "portal.operations",
     "portal.audit",
     "portal.dashboard",
@@ -244,6 +248,7 @@ PERMISSIONS_POLICY: dict[str, list[str]] = {
 MIDDLEWARE = [
     "portal.operations.logs.RequestLogMiddleware",  # first: every request logged, with its id
     "portal.operations.metrics.RequestMetricsMiddleware",  # and counted, with its time
+    "portal.api.middleware.ApiMiddleware",  # the API's bodies read, and its errors in JSON
     "django.middleware.security.SecurityMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     "portal.accounts.middleware.SignedInNoStoreMiddleware",
@@ -398,6 +403,8 @@ CELERY_BEAT_SCHEDULE = {
     "intake-held-result-mails": {"task": "intake-held-result-mails", "schedule": 60},
     # Webhooks' deliveries due that no task carries (portal.outbox.tasks.sweep).
     "outbox-sweep": {"task": "outbox-sweep", "schedule": PORTAL_WEBHOOK_SWEEP_SECONDS},
+    # The API's kept answers to POSTs past their keeping (portal.api.idempotency).
+    "api-sweep": {"task": "api-sweep", "schedule": 60 * 60},
 }
 # Beat wakes at least this often: to send what is due, and to keep its lock (below).
 CELERY_BEAT_MAX_LOOP_INTERVAL = max(1, env_int("PORTAL_BEAT_LOOP_SECONDS", 5))
