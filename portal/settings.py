@@ -188,6 +188,12 @@ PORTAL_URL = env_str("PORTAL_URL", f"http://127.0.0.1:{env_int('PORTAL_PORT', 80
 PORTAL_DEVELOPMENT_MAILBOX = (
     env_str("PORTAL_DEVELOPMENT_MAILBOX", "") if DEBUG or PORTAL_DEVELOPMENT else ""
 )
+# A folder that `make run`'s receiver of webhooks keeps what it is sent in, and its address (the
+# demo endpoint's), shown at /development/webhooks/ (only when DEBUG or PORTAL_DEVELOPMENT is on).
+PORTAL_DEVELOPMENT_WEBHOOKS = (
+    env_str("PORTAL_DEVELOPMENT_WEBHOOKS", "") if DEBUG or PORTAL_DEVELOPMENT else ""
+)
+PORTAL_DEVELOPMENT_WEBHOOK_URL = env_str("PORTAL_DEVELOPMENT_WEBHOOK_URL", "")
 # Verifiers of passwords that have worked here (portal/accounts/verifiers.py) are made with the
 # first: scrypt, slow and memory-hard. Portal users have no passwords of their own.
 PASSWORD_HASHERS = [
@@ -209,6 +215,8 @@ INSTALLED_APPS = [
     "portal.jobs",
     "portal.passports",
     "portal.intake",
+    "portal.outbox",
+    "portal.webhooks",
     "portal.api",
     "portal.operations",
     "portal.audit",
@@ -352,6 +360,39 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # Redis rest
 # Each worker writes a heartbeat to the cache every third of this; /readyz counts the workers
 # down when none has written for this long.
 PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
+# --- webhooks (portal/outbox, docs/webhooks.md) -------------------------------------------------
+# Networks webhooks may be sent to although they are not public (loopback for the tests and
+# `make run`), and the only ones an endpoint's address may be http:// in. Empty in production.
+PORTAL_WEBHOOK_ALLOWED_NETWORKS = env_list("PORTAL_WEBHOOK_ALLOWED_NETWORKS")
+try:
+    for _network in PORTAL_WEBHOOK_ALLOWED_NETWORKS:
+        ipaddress.ip_network(_network, strict=False)
+except ValueError as _malformed:
+    raise ImproperlyConfigured(
+        f"PORTAL_WEBHOOK_ALLOWED_NETWORKS holds {_network!r}, not a network: {_malformed}"
+    ) from None
+# When each attempt of a delivery is made, in seconds after the one before (the first at once):
+# about 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each a tenth earlier or later at random.
+# The soak shortens it, to see every delivery end within its quiet period.
+try:
+    PORTAL_WEBHOOK_RETRY_SECONDS = [
+        max(0, int(wait)) for wait in env_list("PORTAL_WEBHOOK_RETRY_SECONDS")
+    ] or [0, 5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600]
+except ValueError as _malformed:
+    raise ImproperlyConfigured(
+        f"PORTAL_WEBHOOK_RETRY_SECONDS: whole numbers of seconds, comma-separated ({_malformed})"
+    ) from None
+# The most endpoints a business or a site may have enabled at once.
+PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER = max(1, env_int("PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER", 10))
+# An attempt answered with anything but 2xx within this is a failure.
+PORTAL_WEBHOOK_TIMEOUT_SECONDS = max(1, env_int("PORTAL_WEBHOOK_TIMEOUT_SECONDS", 15))
+# The sweep sends deliveries due for PORTAL_WEBHOOK_OVERDUE_SECONDS that no task carries.
+PORTAL_WEBHOOK_SWEEP_SECONDS = max(1, env_int("PORTAL_WEBHOOK_SWEEP_SECONDS", 30))
+PORTAL_WEBHOOK_OVERDUE_SECONDS = max(1, env_int("PORTAL_WEBHOOK_OVERDUE_SECONDS", 60))
+# An endpoint whose every delivery failed for this long is disabled, and its owners e-mailed.
+PORTAL_WEBHOOK_DISABLE_AFTER_DAYS = max(1, env_int("PORTAL_WEBHOOK_DISABLE_AFTER_DAYS", 5))
+# Events (and their deliveries' attempts) are kept this long once their deliveries have ended.
+PORTAL_WEBHOOK_EVENT_DAYS = max(1, env_int("PORTAL_WEBHOOK_EVENT_DAYS", 30))
 # --- the periodic sweep (Celery beat; portal/jobs/beat.py) ----------------------------------------
 # Beat sends the sweep every PORTAL_SWEEP_SECONDS; /readyz and the dashboard call it late once
 # it has not finished for two of them (portal/operations/periodic.py).
@@ -362,6 +403,8 @@ CELERY_BEAT_SCHEDULE = {
     "intake-held-result-mails": {"task": "intake-held-result-mails", "schedule": 60},
     # The mail a week before the latest sign-in of a user with API tokens ends (portal.api).
     "upstream-sign-in-reminders": {"task": "upstream-sign-in-reminders", "schedule": 60 * 60},
+    # Webhooks' deliveries due that no task carries (portal.outbox.tasks.sweep).
+    "outbox-sweep": {"task": "outbox-sweep", "schedule": PORTAL_WEBHOOK_SWEEP_SECONDS},
     # The API's kept answers to POSTs past their keeping (portal.api.idempotency).
     "api-sweep": {"task": "api-sweep", "schedule": 60 * 60},
 }

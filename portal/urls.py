@@ -5,6 +5,7 @@ from django.views.decorators.http import require_POST
 from portal import errors, views
 from portal.accounts.views import admin_sign_in
 from portal.api import v1
+from portal.webhooks import development as development_webhooks
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -20,6 +21,8 @@ urlpatterns = [
     path("intake/api/loads", require_POST(v1.view_of("intake-loads")), name="intake-door"),
     path("", include("portal.api.urls")),  # the pages of API tokens
     path("intake/", include("portal.intake.urls")),
+    path("webhooks/", include("portal.webhooks.urls")),
+    path("development/webhooks/", development_webhooks.received, name="development-webhooks"),
     path("", include("portal.passports.urls")),
     # Staff sign in like everyone else: through the Assurance service.
     path("admin/login/", admin_sign_in),

@@ -32,6 +32,9 @@ HITS = {
     "worker-kill": ("batch",),
     "worker-term": ("batch",),
     "beat-kill": ("batch",),
+    # The receiver's own recovery is what the check counts (webhooks lost): the portal's work
+    # that emits events goes on meanwhile.
+    "webhook-receiver-kill": ("single",),
 }
 
 
