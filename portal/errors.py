@@ -1,4 +1,5 @@
-"""The error pages, and the one place where the service's errors become them.
+"""The error pages, and the one place where the service's errors become them. The API's
+addresses are answered in the API's own shape (portal.api.errors), never with a page.
 
 A view lets the client's errors rise: no such scheme, section or passport is the 404 page, a
 service that cannot be reached (or answers what cannot be read) the 503 page, and a sign-in the
@@ -19,6 +20,8 @@ from django.urls import Resolver404, resolve
 from django_htmx.http import reswap
 
 from portal.accounts.session import ended
+from portal.api.errors import error_response
+from portal.api.middleware import is_api
 from portal.assurance.errors import AssuranceError, AuthenticationRequired, NotFound, Unavailable
 from portal.lib.htmx import wants_fragment
 from portal.standards.addresses import LIVE, standards_url
@@ -58,10 +61,14 @@ def service_unavailable(request: HttpRequest, error: AssuranceError) -> HttpResp
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if is_api(request):
+        return error_response(404)
     return _error_page(request, "errors/404.html", {"way_back": _way_back(request)}, 404)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if is_api(request):
+        return error_response(400)
     return render(request, "errors/400.html", status=400)
 
 
@@ -72,6 +79,8 @@ def address_too_long(request: HttpRequest) -> HttpResponse:
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if is_api(request):
+        return error_response(403)
     return render(request, "errors/403.html", status=403)
 
 
@@ -82,6 +91,11 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 def server_error(request: HttpRequest) -> HttpResponse:
     """The 500 page; or, for the database or Redis out of reach (restarting, failing over),
     a 503 that asks to try again shortly: Django calls this while handling the exception."""
+    if is_api(request):
+        out_of_reach = isinstance(sys.exc_info()[1], PARTS_OUT_OF_REACH)
+        return error_response(
+            503 if out_of_reach else 500, retry_after=TRY_AGAIN_SECONDS if out_of_reach else None
+        )
     if isinstance(sys.exc_info()[1], PARTS_OUT_OF_REACH):
         response = render(request, "errors/500.html", {"out_of_reach": True}, status=503)
         response["Retry-After"] = str(TRY_AGAIN_SECONDS)

@@ -110,13 +110,16 @@ PORTAL_LOOKUP_KEEP_SECONDS = min(60, env_int("PORTAL_LOOKUP_KEEP_SECONDS", 60))
 # service at a time.
 PORTAL_INTAKE_LIMIT = max(1, env_int("PORTAL_INTAKE_LIMIT", 50))
 PORTAL_INTAKE_CALLS_AT_ONCE = max(1, env_int("PORTAL_INTAKE_CALLS_AT_ONCE", 8))
-# --- intake sites' loads many at once (portal/intake/uploads.py, portal/intake/door.py) -----------
-# The most rows one upload of a site's tickets takes (a file of more is refused whole), the most
-# records one request to the sites' software's door takes, and that door's requests per token in
-# a minute.
+# --- intake sites' loads many at once (portal/intake/uploads.py) ---------------------------------
+# The most rows one upload of a site's tickets takes (a file of more is refused whole).
 PORTAL_INTAKE_UPLOAD_ROWS = max(1, env_int("PORTAL_INTAKE_UPLOAD_ROWS", 2000))
-PORTAL_INTAKE_DOOR_RECORDS = max(1, env_int("PORTAL_INTAKE_DOOR_RECORDS", 500))
-PORTAL_INTAKE_DOOR_PER_MINUTE = max(1, env_int("PORTAL_INTAKE_DOOR_PER_MINUTE", 60))
+# --- the API (portal/api) -------------------------------------------------------------------------
+# Requests of one token in a minute, before a 429; the most records one call takes or gives (a
+# list's page, the loads sent at once); how long the answer to a POST with an Idempotency-Key is
+# kept to be given again (at least a day).
+PORTAL_API_REQUESTS_PER_MINUTE = max(1, env_int("PORTAL_API_REQUESTS_PER_MINUTE", 120))
+PORTAL_API_RECORDS = min(500, max(1, env_int("PORTAL_API_RECORDS", 500)))
+PORTAL_API_IDEMPOTENCY_HOURS = max(24, env_int("PORTAL_API_IDEMPOTENCY_HOURS", 24))
 # --- passports (portal/passports) -----------------------------------------------------------------
 # How long the memberships a user is a contact of (the service's authorisation) are kept: the
 # create form's steps and each passport's page ask for them.
@@ -185,6 +188,12 @@ PORTAL_URL = env_str("PORTAL_URL", f"http://127.0.0.1:{env_int('PORTAL_PORT', 80
 PORTAL_DEVELOPMENT_MAILBOX = (
     env_str("PORTAL_DEVELOPMENT_MAILBOX", "") if DEBUG or PORTAL_DEVELOPMENT else ""
 )
+# A folder that `make run`'s receiver of webhooks keeps what it is sent in, and its address (the
+# demo endpoint's), shown at /development/webhooks/ (only when DEBUG or PORTAL_DEVELOPMENT is on).
+PORTAL_DEVELOPMENT_WEBHOOKS = (
+    env_str("PORTAL_DEVELOPMENT_WEBHOOKS", "") if DEBUG or PORTAL_DEVELOPMENT else ""
+)
+PORTAL_DEVELOPMENT_WEBHOOK_URL = env_str("PORTAL_DEVELOPMENT_WEBHOOK_URL", "")
 # Verifiers of passwords that have worked here (portal/accounts/verifiers.py) are made with the
 # first: scrypt, slow and memory-hard. Portal users have no passwords of their own.
 PASSWORD_HASHERS = [
@@ -206,6 +215,9 @@ INSTALLED_APPS = [
     "portal.jobs",
     "portal.passports",
     "portal.intake",
+    "portal.outbox",
+    "portal.webhooks",
+    "portal.api",
     "portal.operations",
     "portal.audit",
     "portal.dashboard",
@@ -236,6 +248,7 @@ PERMISSIONS_POLICY: dict[str, list[str]] = {
 MIDDLEWARE = [
     "portal.operations.logs.RequestLogMiddleware",  # first: every request logged, with its id
     "portal.operations.metrics.RequestMetricsMiddleware",  # and counted, with its time
+    "portal.api.middleware.ApiMiddleware",  # the API's bodies read, and its errors in JSON
     "django.middleware.security.SecurityMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     "portal.accounts.middleware.SignedInNoStoreMiddleware",
@@ -347,6 +360,39 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # Redis rest
 # Each worker writes a heartbeat to the cache every third of this; /readyz counts the workers
 # down when none has written for this long.
 PORTAL_WORKER_HEARTBEAT_SECONDS = env_int("PORTAL_WORKER_HEARTBEAT_SECONDS", 30)
+# --- webhooks (portal/outbox, docs/webhooks.md) -------------------------------------------------
+# Networks webhooks may be sent to although they are not public (loopback for the tests and
+# `make run`), and the only ones an endpoint's address may be http:// in. Empty in production.
+PORTAL_WEBHOOK_ALLOWED_NETWORKS = env_list("PORTAL_WEBHOOK_ALLOWED_NETWORKS")
+try:
+    for _network in PORTAL_WEBHOOK_ALLOWED_NETWORKS:
+        ipaddress.ip_network(_network, strict=False)
+except ValueError as _malformed:
+    raise ImproperlyConfigured(
+        f"PORTAL_WEBHOOK_ALLOWED_NETWORKS holds {_network!r}, not a network: {_malformed}"
+    ) from None
+# When each attempt of a delivery is made, in seconds after the one before (the first at once):
+# about 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each a tenth earlier or later at random.
+# The soak shortens it, to see every delivery end within its quiet period.
+try:
+    PORTAL_WEBHOOK_RETRY_SECONDS = [
+        max(0, int(wait)) for wait in env_list("PORTAL_WEBHOOK_RETRY_SECONDS")
+    ] or [0, 5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600]
+except ValueError as _malformed:
+    raise ImproperlyConfigured(
+        f"PORTAL_WEBHOOK_RETRY_SECONDS: whole numbers of seconds, comma-separated ({_malformed})"
+    ) from None
+# The most endpoints a business or a site may have enabled at once.
+PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER = max(1, env_int("PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER", 10))
+# An attempt answered with anything but 2xx within this is a failure.
+PORTAL_WEBHOOK_TIMEOUT_SECONDS = max(1, env_int("PORTAL_WEBHOOK_TIMEOUT_SECONDS", 15))
+# The sweep sends deliveries due for PORTAL_WEBHOOK_OVERDUE_SECONDS that no task carries.
+PORTAL_WEBHOOK_SWEEP_SECONDS = max(1, env_int("PORTAL_WEBHOOK_SWEEP_SECONDS", 30))
+PORTAL_WEBHOOK_OVERDUE_SECONDS = max(1, env_int("PORTAL_WEBHOOK_OVERDUE_SECONDS", 60))
+# An endpoint whose every delivery failed for this long is disabled, and its owners e-mailed.
+PORTAL_WEBHOOK_DISABLE_AFTER_DAYS = max(1, env_int("PORTAL_WEBHOOK_DISABLE_AFTER_DAYS", 5))
+# Events (and their deliveries' attempts) are kept this long once their deliveries have ended.
+PORTAL_WEBHOOK_EVENT_DAYS = max(1, env_int("PORTAL_WEBHOOK_EVENT_DAYS", 30))
 # --- the periodic sweep (Celery beat; portal/jobs/beat.py) ----------------------------------------
 # Beat sends the sweep every PORTAL_SWEEP_SECONDS; /readyz and the dashboard call it late once
 # it has not finished for two of them (portal/operations/periodic.py).
@@ -355,6 +401,10 @@ CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {"task": "portal.jobs.tasks.sweep", "schedule": PORTAL_SWEEP_SECONDS},
     # Intake results' mails held by a cap, sent once it has room (portal.intake.notifying).
     "intake-held-result-mails": {"task": "intake-held-result-mails", "schedule": 60},
+    # Webhooks' deliveries due that no task carries (portal.outbox.tasks.sweep).
+    "outbox-sweep": {"task": "outbox-sweep", "schedule": PORTAL_WEBHOOK_SWEEP_SECONDS},
+    # The API's kept answers to POSTs past their keeping (portal.api.idempotency).
+    "api-sweep": {"task": "api-sweep", "schedule": 60 * 60},
 }
 # Beat wakes at least this often: to send what is due, and to keep its lock (below).
 CELERY_BEAT_MAX_LOOP_INTERVAL = max(1, env_int("PORTAL_BEAT_LOOP_SECONDS", 5))

@@ -1,8 +1,11 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.decorators.http import require_POST
 
 from portal import errors, views
 from portal.accounts.views import admin_sign_in
+from portal.api import v1
+from portal.webhooks import development as development_webhooks
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -12,7 +15,14 @@ urlpatterns = [
     path("standards/", include("portal.standards.urls")),
     path("jobs/", include("portal.jobs.urls")),
     path("staff/", include("portal.dashboard.urls")),
+    # The API (portal/api/v1.py), and the sites' software's first address for its loads (which
+    # took POSTs only).
+    path("api/v1/", v1.urls),
+    path("intake/api/loads", require_POST(v1.view_of("intake-loads")), name="intake-door"),
+    path("", include("portal.api.urls")),  # the pages of API tokens
     path("intake/", include("portal.intake.urls")),
+    path("webhooks/", include("portal.webhooks.urls")),
+    path("development/webhooks/", development_webhooks.received, name="development-webhooks"),
     path("", include("portal.passports.urls")),
     # Staff sign in like everyone else: through the Assurance service.
     path("admin/login/", admin_sign_in),

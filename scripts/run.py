@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/portal"
 LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 MAILDIR = ROOT / "var" / "mail"
+WEBHOOKS_DIR = ROOT / "var" / "webhooks"
 DEMO_PASSPORT = PASSPORTS[0]  # a load recorded at intake: its grower sees it on its page
 
 
@@ -121,7 +122,9 @@ def main() -> int:
     database, database_choice = choose_database()
     redis, redis_choice = choose_redis()
     mail_port = None if os.environ.get("EMAIL_HOST") else servers.free_port()
-    env = environment(database, redis, sandbox_port) | _mail_environment(mail_port)
+    webhook_port = servers.free_port()
+    env = (environment(database, redis, sandbox_port) | _mail_environment(mail_port)
+           | _webhook_environment(webhook_port))  # fmt: skip
     for folder in ("broker", "broker-processed", "broker-control"):
         (ROOT / "var" / folder).mkdir(parents=True, exist_ok=True)
 
@@ -140,6 +143,7 @@ def main() -> int:
     try:
         if mail_port is not None:
             processes["mail server"] = servers.start_mail_server(MAILDIR, mail_port)
+        processes["webhook receiver"] = servers.start_webhook_receiver(WEBHOOKS_DIR, webhook_port)
         sandbox = servers.start_sandbox(port=sandbox_port, env=env, wait=False)
         processes["sandbox"] = sandbox.process
         portal = servers.start_portal(port=portal_port, env=env, wait=False)
@@ -149,7 +153,8 @@ def main() -> int:
         sandbox.wait_until_up()
         intake_demo = on_the_sandbox() and load_intake_demo(env)
         portal.wait_until_up()
-        print_addresses(portal.endpoint("/"), sandbox.endpoint("/"), mail_port, intake_demo)
+        print_addresses(portal.endpoint("/"), sandbox.endpoint("/"), mail_port, intake_demo,
+                        env["PORTAL_DEVELOPMENT_WEBHOOK_URL"])  # fmt: skip
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         while all(p.poll() is None for p in processes.values()):
             time.sleep(0.5)
@@ -171,7 +176,8 @@ def load_intake_demo(env: dict[str, str]) -> bool:
     passport, loaded where missing; whether it is there. A failure is said and passed over:
     the rest of the system works without it."""
     command = [sys.executable, "manage.py", "load_intake_demo", DEMO_PASSPORT["short_code"],
-               "--added-by", DEMO_PASSPORT["created_by"], "--clerk", INTAKE_CLERK]  # fmt: skip
+               "--added-by", DEMO_PASSPORT["created_by"], "--clerk", INTAKE_CLERK,
+               "--webhook-url", env.get("PORTAL_DEVELOPMENT_WEBHOOK_URL", "")]  # fmt: skip
     try:
         loaded = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
                                 timeout=120, check=False)  # fmt: skip
@@ -212,9 +218,21 @@ def _mail_environment(mail_port: int | None) -> dict[str, str]:
             "PORTAL_DEVELOPMENT_MAILBOX": str(MAILDIR)}  # fmt: skip
 
 
+def _webhook_environment(port: int) -> dict[str, str]:
+    """Webhooks may go to loopback (make run's receiver), unless the environment says where
+    they may go; what the receiver keeps is shown to staff at /development/webhooks/."""
+    return {
+        "PORTAL_WEBHOOK_ALLOWED_NETWORKS": os.environ.get("PORTAL_WEBHOOK_ALLOWED_NETWORKS")
+        or "127.0.0.0/8",
+        "PORTAL_DEVELOPMENT_WEBHOOKS": str(WEBHOOKS_DIR),
+        "PORTAL_DEVELOPMENT_WEBHOOK_URL": f"http://127.0.0.1:{port}/",
+    }
+
+
 def print_addresses(
-    portal: str, sandbox: str, mail_port: int | None, intake_demo: bool = False
-) -> None:
+    portal: str, sandbox: str, mail_port: int | None, intake_demo: bool = False,
+    webhook_url: str = "",
+) -> None:  # fmt: skip
     print()
     print(f"  Assurance portal:           {portal}")
     print(f"  Assurance service sandbox:  {sandbox}  (admin: {sandbox}admin/)")
@@ -223,6 +241,9 @@ def print_addresses(
     else:
         print(f"  Mail the portal sent:       {portal}development/mail/  "
               f"(a mail server on 127.0.0.1:{mail_port} keeps it in var/mail)")  # fmt: skip
+    if webhook_url:
+        print(f"  Webhooks the portal sent:   {portal}development/webhooks/  "
+              f"(a receiver at {webhook_url} keeps them in var/webhooks)")  # fmt: skip
     print()
     print("  Demo accounts (username / password):")
     for account in ACCOUNTS:

@@ -178,6 +178,17 @@ def start_mail_server(maildir: Path, port: int, log: Path | None = None) -> subp
         return _spawn(command, os.environ, output)
 
 
+def start_webhook_receiver(
+    folder: Path, port: int, log: Path | None = None, *options: str
+) -> subprocess.Popen:
+    """A receiver of webhooks for development (scripts/webhook_receiver.py) on `port`, that
+    keeps each event it is sent in `folder`; `options` its own (the soak's faults)."""
+    command = ["-m", "scripts.webhook_receiver", "--port", str(port), "--folder", str(folder),
+               *options]  # fmt: skip
+    with _output(log, "w") as output:
+        return _spawn(command, os.environ, output)
+
+
 def wait_until_up(
     url: str,
     process: subprocess.Popen,

@@ -1,6 +1,7 @@
 """Copies the offline checker's JavaScript from node_modules (package.json) into static/vendor,
 where the portal serves it and git keeps it: Workbox's service-worker loader and the modules
-the checker's worker uses, and cborg with every module its entry point imports.
+the checker's worker uses, and cborg with every module its entry point imports; and Swagger UI's
+bundle and style sheet, for the API's documentation page (templates/api/docs.html).
 
     npm install --no-audit --no-fund && python -m scripts.vendor_checker
 
@@ -19,6 +20,7 @@ MODULES = ROOT / "node_modules"
 VENDOR = ROOT / "static" / "vendor"
 WORKBOX_MODULES = ("workbox-core", "workbox-routing", "workbox-strategies", "workbox-precaching")
 SOURCE_MAP = re.compile(r"^//# sourceMappingURL=.*$\n?", re.M)
+CSS_SOURCE_MAP = re.compile(r"/\*# sourceMappingURL=.*?\*/\n?")
 RELATIVE_IMPORT = re.compile(
     r"""^(?:import|export)\b[^'"]*?from\s+['"](\.{1,2}/[^'"]+)['"]""", re.M
 )
@@ -69,10 +71,26 @@ def copy_cborg() -> list[Path]:
     return copied
 
 
+def copy_swagger_ui() -> list[Path]:
+    package = MODULES / "swagger-ui-dist"
+    target = VENDOR / "swagger-ui"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    copied = []
+    for name in ("swagger-ui-bundle.js", "swagger-ui.css"):
+        text = SOURCE_MAP.sub("", (package / name).read_text(encoding="utf-8"))
+        text = CSS_SOURCE_MAP.sub("", text)
+        (target / name).write_text(text, encoding="utf-8")
+        copied.append(target / name)
+    shutil.copyfile(package / "LICENSE", target / "LICENSE")
+    return copied
+
+
 def main() -> None:
-    copied = copy_workbox() + copy_cborg()
+    copied = copy_workbox() + copy_cborg() + copy_swagger_ui()
     (VENDOR / "VERSIONS").write_text(
         f"workbox {version('workbox-sw')}\ncborg {version('cborg')}\n"
+        f"swagger-ui-dist {version('swagger-ui-dist')}\n"
         "Copied from node_modules by scripts/vendor_checker.py; do not edit.\n"
     )
     for path in copied:

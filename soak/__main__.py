@@ -115,7 +115,8 @@ def make_faults(stack: Stack, rng: random.Random, kinds: list[str], gap: tuple[f
 
 
 def quiet(stack: Stack) -> None:
-    """Waits while jobs are queued or running, between QUIET_SECONDS."""
+    """Waits while jobs are queued or running, or webhooks wait to be delivered, between
+    QUIET_SECONDS."""
     started = time.monotonic()
     time.sleep(QUIET_SECONDS[0])
     url = stack.postgres.url.replace("postgres://", "postgresql://", 1)
@@ -123,7 +124,8 @@ def quiet(stack: Stack) -> None:
         try:
             with psycopg.connect(url, connect_timeout=3) as db:
                 if not db.execute("SELECT 1 FROM jobs_job WHERE state IN ('queued', 'running')"
-                                  " LIMIT 1").fetchone():  # fmt: skip
+                                  " UNION ALL SELECT 1 FROM outbox_delivery"
+                                  " WHERE state = 'pending' LIMIT 1").fetchone():  # fmt: skip
                     return
         except psycopg.Error:
             pass
@@ -136,8 +138,8 @@ def workers_memory(stack: Stack) -> dict[str, int]:
 
 def soak(stack: Stack, folder: Path, seed: int, minutes: float, kinds: list[str],
          gap: tuple[float, float], users: int) -> dict:  # fmt: skip
-    print("Starting the soak's own PostgreSQL, Redis, sandbox, portal, workers, beat and mail "
-          "server...", flush=True)  # fmt: skip
+    print("Starting the soak's own PostgreSQL, Redis, sandbox, portal, workers, beat, mail "
+          "server and webhook receiver...", flush=True)  # fmt: skip
     stack.start()
     monitor = Monitor(stack)
     monitor.start()
@@ -161,7 +163,8 @@ def soak(stack: Stack, folder: Path, seed: int, minutes: float, kinds: list[str]
     checked = check.check(operations, rows,
                           check.service_tickets(stack.sandbox_database),
                           check.kept_mails(stack.maildir),
-                          Path(stack.env["PORTAL_JOB_FILES_DIR"]))  # fmt: skip
+                          Path(stack.env["PORTAL_JOB_FILES_DIR"]),
+                          check.received_webhooks(stack.webhooks), stack.receiver_url)  # fmt: skip
     memory = {name: {"start": memory_start.get(name, 0), "end": memory_end.get(name, 0)}
               for name in memory_start}  # fmt: skip
     return report.build(seed=seed, minutes=minutes, operations=operations, faults=made,

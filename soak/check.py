@@ -11,7 +11,10 @@ the mail server hold.
   twice, an intake result's mail arriving more often than loads were recorded or corrected, an
   audit event written twice;
 - stuck: a job neither done nor failed in words;
-- unexpected: anything done that nobody asked for.
+- unexpected: anything done that nobody asked for;
+- webhooks: an event committed for the receiver's endpoint that it never took (lost), one it
+  took that is no event of the portal's (unexpected), and one change taken under two
+  webhook-ids (doubled; the same id twice is a retry, which a receiver expects).
 """
 
 from __future__ import annotations
@@ -91,6 +94,11 @@ def portal_rows(database_url: str) -> dict[str, list[dict[str, Any]]]:
             ).fetchall(),
             "events": db.execute("SELECT kind, detail FROM audit_event").fetchall(),
             "loads": db.execute("SELECT id, ticket FROM intake_load").fetchall(),
+            "webhook_deliveries": db.execute(
+                "SELECT e.uid, e.type, d.state, p.url FROM outbox_delivery d"
+                " JOIN outbox_event e ON e.id = d.event_id"
+                " JOIN outbox_endpoint p ON p.id = d.endpoint_id"
+            ).fetchall(),
             "result_mails": db.execute(
                 "SELECT m.id, m.job_id, m.sent, l.ticket FROM intake_resultmail m"
                 " JOIN intake_loadentry e ON e.id = m.entry_id"
@@ -135,9 +143,21 @@ def kept_mails(maildir: Path) -> Mails:
     return mails
 
 
+def received_webhooks(folder: Path) -> list[dict[str, Any]]:
+    """What the soak's receiver took (scripts/webhook_receiver.py): each with its headers (by
+    lower-case name) and body."""
+    taken = []
+    for path in sorted(folder.glob("*.json")):
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        kept["headers"] = {name.lower(): value for name, value in kept["headers"].items()}
+        taken.append(kept)
+    return taken
+
+
 def check(
     operations: list[dict[str, Any]], rows: dict[str, list[dict[str, Any]]],
     at_service: Counter, mails: Mails, jobs_dir: Path,
+    webhooks: list[dict[str, Any]] | None = None, receiver_url: str = "",
 ) -> Checked:  # fmt: skip
     checked = Checked()
     jobs = {job["id"]: job for job in rows["jobs"]}
@@ -163,7 +183,34 @@ def check(
     _check_result_mails(checked, rows["result_mails"], jobs, mails.by_ticket, loads)
     _check_unasked(checked, operations, in_portal, at_service)
     _check_events(checked, rows["events"])
+    if receiver_url:
+        to_receiver = [d for d in rows.get("webhook_deliveries", [])
+                       if d["url"].startswith(receiver_url)]  # fmt: skip
+        _check_webhooks(checked, to_receiver, webhooks or [])
     return checked
+
+
+def _check_webhooks(checked: Checked, deliveries: list[dict], taken: list[dict]) -> None:
+    ids = Counter(one["headers"].get("webhook-id", "") for one in taken)
+    changes: dict[str, set[str]] = defaultdict(set)  # a change (the body but its time): its ids
+    for one in taken:
+        try:
+            body = json.loads(one["body"])
+            change = json.dumps({"type": body["type"], "data": body["data"]}, sort_keys=True)
+        except (ValueError, KeyError, TypeError):
+            checked.unexpected.add(f"webhook {one['headers'].get('webhook-id')}: not an event")
+            continue
+        changes[change].add(one["headers"].get("webhook-id", ""))
+    for delivery in deliveries:
+        if delivery["uid"] not in ids:
+            checked.lost.add(f"webhook {delivery['type']} {delivery['uid']} never taken "
+                             f"({delivery['state']})")  # fmt: skip
+    for stranger in ids.keys() - {d["uid"] for d in deliveries}:
+        checked.unexpected.add(f"webhook {stranger}: no event of the portal's", ids[stranger])
+    for change, under in changes.items():
+        if len(under) > 1:
+            checked.doubled.add(f"webhook {change[:120]} under {len(under)} webhook-ids",
+                                len(under) - 1)  # fmt: skip
 
 
 def _check_singles(checked: Checked, singles: list[dict], in_portal: Counter,

@@ -22,6 +22,7 @@ import psycopg
 from soak.stack import Stack, children
 
 POSTGRES_DOWN_SECONDS = 10
+RECEIVER_DOWN_SECONDS = 10
 FREEZE_SECONDS = 30
 GAP_SECONDS = (20, 40)  # between the end of one fault and the start of the next
 MID_JOB_WAIT_SECONDS = 15  # how long a fault aimed at a job waits for one to be running
@@ -139,6 +140,15 @@ def web_process_killed(stack: Stack, rng: random.Random) -> str:
     return f"gunicorn worker {victim}"
 
 
+def webhook_receiver_killed(stack: Stack, rng: random.Random) -> str:
+    assert stack.receiver is not None
+    stack.receiver.kill()
+    stack.receiver.wait(10)
+    time.sleep(RECEIVER_DOWN_SECONDS)
+    stack.start_receiver()
+    return f"SIGKILL, down {RECEIVER_DOWN_SECONDS} s"
+
+
 FAULTS: dict[str, Callable[[Stack, random.Random], str]] = {
     "postgres-restart": postgres_restarted,
     "redis-kill": redis_killed,
@@ -148,10 +158,11 @@ FAULTS: dict[str, Callable[[Stack, random.Random], str]] = {
     "beat-kill": beat_killed,
     "service-freeze": service_frozen,
     "gunicorn-kill": web_process_killed,
+    "webhook-receiver-kill": webhook_receiver_killed,
 }
 # How long each kind lasts, where it lasts (the others take a second or so).
 SECONDS = {"postgres-restart": POSTGRES_DOWN_SECONDS + 1, "service-freeze": FREEZE_SECONDS,
-           "worker-term": 5}  # fmt: skip
+           "worker-term": 5, "webhook-receiver-kill": RECEIVER_DOWN_SECONDS + 1}  # fmt: skip
 # The suite's short soak makes one of each of these.
 MAIN_KINDS = ("postgres-restart", "redis-kill", "worker-child-kill", "worker-kill",
               "service-freeze", "gunicorn-kill")  # fmt: skip

@@ -1,8 +1,10 @@
 """The soak's own system, on free loopback ports, never the machine's shared services: a
 PostgreSQL cluster (initdb into the soak's folder), a Redis configured as docs/operations.md
 tells production to configure it, the sandbox, the portal under gunicorn as deployed, Celery
-workers, beat as production runs it (deploy/systemd/portal-scheduler.service) and a mail server
-(aiosmtpd) that keeps every mail. `Stack.stop` removes all of it.
+workers, beat as production runs it (deploy/systemd/portal-scheduler.service), a mail server
+(aiosmtpd) that keeps every mail, and a receiver of webhooks (scripts/webhook_receiver.py)
+that keeps every event it takes, answers 500 to one in ten and too late to one in twenty-five,
+with the grower's business's endpoint at it (the intake demo's). `Stack.stop` removes all of it.
 
 The servers are started as `make run` starts them (scripts/servers.py); what is the soak's own
 is the PostgreSQL cluster, the Redis and beat, and knowing each process so that faults can be
@@ -34,6 +36,10 @@ WORKER_CONCURRENCY = 2
 # rather than the hour production allows (docs/operations.md, Jobs).
 JOB_TIME_LIMIT, VISIBILITY_TIMEOUT = 45, 55
 SWEEP_SECONDS = 20  # beat sends the sweep this often, to find lost jobs within the quiet period
+# Webhooks: tried again within about 40 s in all (longer than the receiver is down), a late
+# answer after 3 s, and what a lost task left swept within 15 s, all within the quiet period.
+WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT = "0,1,2,4,8,8,8,8", 3
+RECEIVER_FAULTS = ("--fail-one-in", "10", "--late-one-in", "25", "--late-seconds", "5")
 DATABASE = "portal"
 
 
@@ -171,6 +177,8 @@ class Stack:
     sandbox: servers.Server | None = None
     portal: servers.Server | None = None
     mail: subprocess.Popen | None = None
+    receiver: subprocess.Popen | None = None
+    receiver_port: int = 0
     workers: list[subprocess.Popen | None] = field(default_factory=list)
     beat: subprocess.Popen | None = None
     seen: set[int] = field(default_factory=set)  # every process started, to end them all
@@ -187,6 +195,15 @@ class Stack:
         return self.folder / "mail"
 
     @property
+    def webhooks(self) -> Path:
+        """Where the receiver keeps what it took."""
+        return self.folder / "webhooks"
+
+    @property
+    def receiver_url(self) -> str:
+        return f"http://{LOOPBACK}:{self.receiver_port}/"
+
+    @property
     def sandbox_database(self) -> Path:
         return self.folder / "sandbox" / "sandbox.sqlite3"
 
@@ -195,9 +212,11 @@ class Stack:
         self.redis.start()
         mail_port = servers.free_port()
         sandbox_port = servers.free_port()
+        self.receiver_port = servers.free_port()
         self.env = self._environment(sandbox_port, mail_port)
         self.mail = servers.start_mail_server(self.maildir, mail_port,
                                               log=self.logs / "mail.log")  # fmt: skip
+        self.start_receiver()
         (self.folder / "sandbox").mkdir()
         self.sandbox = servers.start_sandbox(
             self.logs, sandbox_port, env=self.env, workers=3,
@@ -222,6 +241,12 @@ class Stack:
             "PORTAL_JOB_TIME_LIMIT": str(JOB_TIME_LIMIT),
             "PORTAL_JOB_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
             "PORTAL_SWEEP_SECONDS": str(SWEEP_SECONDS),
+            "PORTAL_WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",
+            "PORTAL_DEVELOPMENT_WEBHOOK_URL": self.receiver_url,
+            "PORTAL_WEBHOOK_RETRY_SECONDS": WEBHOOK_RETRY_SECONDS,
+            "PORTAL_WEBHOOK_TIMEOUT_SECONDS": str(WEBHOOK_TIMEOUT),
+            "PORTAL_WEBHOOK_SWEEP_SECONDS": "5",
+            "PORTAL_WEBHOOK_OVERDUE_SECONDS": "10",
             "PROMETHEUS_MULTIPROC_DIR": str(self.folder / "metrics"),
             # The load's few users sign in and look up far more than a person would.
             "PORTAL_MAILS_PER_USER_PER_HOUR": "100000",
@@ -244,13 +269,26 @@ class Stack:
         self.seen.add(worker.pid)
         return worker
 
+    def start_receiver(self) -> None:
+        self.receiver = servers.start_webhook_receiver(
+            self.webhooks, self.receiver_port, self.logs / "webhook-receiver.log",
+            "--keep", "10000000", *RECEIVER_FAULTS,
+        )  # fmt: skip
+        self.seen.add(self.receiver.pid)
+        deadline = time.monotonic() + 30
+        while not run.answers(LOOPBACK, self.receiver_port):
+            if time.monotonic() > deadline or self.receiver.poll() is not None:
+                raise RuntimeError("The webhook receiver did not start: see its log.")
+            time.sleep(0.05)
+
     def start_beat(self) -> None:
         self.beat = start_beat(self.env, self.logs / "beat.log")
         self.seen.add(self.beat.pid)
 
     def processes(self) -> list[subprocess.Popen]:
         servers_ = [s.process for s in (self.sandbox, self.portal) if s is not None]
-        return [p for p in [*servers_, self.mail, self.beat, *self.workers] if p is not None]
+        parts = [*servers_, self.mail, self.receiver, self.beat, *self.workers]
+        return [p for p in parts if p is not None]
 
     def restart_the_ended(self) -> None:
         """As systemd does (Restart=on-failure): a worker or beat that ended on its own is noted
@@ -266,6 +304,9 @@ class Stack:
             for name, server in (("portal", self.portal), ("sandbox", self.sandbox)):
                 if server is not None and server.process.poll() is not None:
                     self.crashed.append((time.time(), name, server.process.returncode))
+            if self.receiver is not None and self.receiver.poll() is not None:
+                self.crashed.append((time.time(), "webhook receiver", self.receiver.returncode))
+                self.start_receiver()
 
     def remember_children(self) -> None:
         """Notes the processes the workers and servers forked, so that none outlives the soak."""
@@ -285,7 +326,8 @@ class Stack:
         """Stops everything, in the order that loses least, and kills whatever is left."""
         self.remember_children()
         for process in [self.beat, *self.workers, self.portal and self.portal.process,
-                        self.sandbox and self.sandbox.process, self.mail]:  # fmt: skip
+                        self.sandbox and self.sandbox.process, self.mail,
+                        self.receiver]:  # fmt: skip
             if process is not None:
                 servers.stop(process, seconds=10)
         for pid in self.seen:

@@ -46,6 +46,8 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         assert "grower     grower-demo-pass" in started
         mail = f"http://127.0.0.1:{portal_port}/development/mail/"
         assert f"Mail the portal sent:       {mail}" in started
+        webhooks = f"http://127.0.0.1:{portal_port}/development/webhooks/"
+        assert f"Webhooks the portal sent:   {webhooks}" in started
         time.sleep(5)  # a process that fails on start (the worker, say) has stopped by now
         assert run.poll() is None, output.text()
         sign_in = requests.get(f"http://127.0.0.1:{portal_port}/accounts/sign-in/", timeout=10)
@@ -54,6 +56,8 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         mailbox = requests.get(mail, timeout=10, allow_redirects=False)  # staff only
         assert mailbox.status_code == 302
         assert mailbox.headers["Location"].startswith("/accounts/sign-in/")
+        received = requests.get(webhooks, timeout=10, allow_redirects=False)  # staff only
+        assert received.headers["Location"].startswith("/accounts/sign-in/")
         too_long = f"http://127.0.0.1:{portal_port}/{'x' * 5000}"
         assert "That address is too long" in requests.get(too_long, timeout=10).text
         assert "intake demo" in started  # loaded now, or already by an earlier run

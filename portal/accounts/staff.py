@@ -2,7 +2,7 @@
 are what the dashboard and the admin's daily work need and no more: to read users (and end their
 sessions), the audit trail, recorded passports and mailings, and jobs (and retry or cancel
 them); to make intake sites, keep their specifications and name their clerks, make and revoke
-their software's tokens, and read the loads recorded. Changing anyone's rights stays with
+API tokens (their software's), and read the loads recorded. Changing anyone's rights stays with
 superusers."""
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ PERMISSIONS = (
     ("intake", "delete_specification"),
     ("intake", "view_load"),
     ("intake", "view_loadentry"),
-    # Tokens of sites' software made (shown once) and revoked.
-    ("intake", "view_sitetoken"),
-    ("intake", "add_sitetoken"),
-    ("intake", "change_sitetoken"),
+    # API tokens (of sites' software, of users) made (shown once) and revoked.
+    ("api", "view_token"),
+    ("api", "add_token"),
+    ("api", "change_token"),
 )
 
 

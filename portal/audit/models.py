@@ -43,6 +43,9 @@ class Event(models.Model):
         INTAKE_DOOR = "intake-door", "Loads sent by a site's software"
         INTAKE_TOKEN_MADE = "intake-token-made", "Intake site's token made"
         INTAKE_TOKEN_REVOKED = "intake-token-revoked", "Intake site's token revoked"
+        API_TOKEN_MADE = "api-token-made", "API token made"
+        API_TOKEN_REVOKED = "api-token-revoked", "API token revoked"
+        API_TOKEN_USED_REVOKED = "api-token-used-revoked", "API token used after it was revoked"
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     at = models.DateTimeField(default=timezone.now, db_index=True)

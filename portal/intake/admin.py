@@ -1,18 +1,15 @@
-"""Intake sites in the admin: staff make them, name their clerks and keep their specifications,
-and make and revoke the tokens their software sends loads with (each token shown once, when it
-is made: only its hash is kept). Loads and their histories are shown, never changed here: clerks
-record them."""
+"""Intake sites in the admin: staff make them, name their clerks and keep their specifications
+(the tokens their software sends loads with are the API's: portal/api/admin.py). Loads and their
+histories are shown, never changed here: clerks record them."""
 
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin, messages
-from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
+from django.contrib import admin
+from django.http import HttpRequest
 
-from portal.intake import door, quality
-from portal.intake.models import IntakeSite, Load, LoadEntry, SiteToken, Specification
+from portal.intake import quality
+from portal.intake.models import IntakeSite, Load, LoadEntry, Specification
 
 
 class SpecificationForm(forms.ModelForm):
@@ -88,42 +85,3 @@ class LoadAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
-
-
-@admin.register(SiteToken)
-class SiteTokenAdmin(admin.ModelAdmin):
-    """A token is made here with its site and a name; the page after shows it, once, in a
-    message (rendered there and then, never kept in a cookie or the session). A token is never
-    changed nor removed: revoked (the action), it opens nothing."""
-
-    list_display = ["name", "site", "created", "last_used", "revoked"]
-    list_filter = ["site", ("revoked", admin.EmptyFieldListFilter)]
-    search_fields = ["name", "site__name", "site__code"]
-    list_select_related = ["site"]
-    fields = ["site", "name", "created", "last_used", "revoked"]
-    readonly_fields = ["created", "last_used", "revoked"]
-    actions = ["revoke"]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: SiteToken | None = None) -> list[str]:
-        return self.fields if obj is not None else self.readonly_fields
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def save_model(self, request: HttpRequest, obj: SiteToken, form: object, change: bool) -> None:
-        if not change:
-            request.intake_token = door.issue(obj, request)  # for response_add, this request's
-
-    def response_add(
-        self, request: HttpRequest, obj: SiteToken, post_url_continue: str | None = None
-    ) -> HttpResponse:
-        messages.success(request, f"The token of {obj}: {request.intake_token}")
-        context = {**self.admin_site.each_context(request), "token": obj, "opts": self.opts,
-                   "title": f"Token made: {obj.name}"}  # fmt: skip
-        return TemplateResponse(request, "admin/intake/sitetoken/made.html", context)
-
-    @admin.action(description="Revoke the selected tokens", permissions=["change"])
-    def revoke(self, request: HttpRequest, queryset: QuerySet[SiteToken]) -> None:
-        revoked = door.revoke(queryset, request)
-        self.message_user(request, f"{revoked} token(s) revoked: they open nothing now.",
-                          messages.SUCCESS)  # fmt: skip

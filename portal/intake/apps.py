@@ -8,7 +8,7 @@ class IntakeConfig(AppConfig):
     verbose_name = "Intake results"
 
     def ready(self) -> None:
-        from portal.intake import clerkship, exporting, notifying, receivers  # noqa: F401
+        from portal.intake import announcing, clerkship, exporting, notifying, receivers  # noqa: F401
         from portal.intake.loads import many_recorded
         from portal.intake.models import LoadEntry
         from portal.passports import manifests
@@ -17,5 +17,9 @@ class IntakeConfig(AppConfig):
         post_save.connect(notifying.entry_added, sender=LoadEntry,
                           dispatch_uid="intake.mail_the_maker")  # fmt: skip
         many_recorded.connect(notifying.entries_recorded, dispatch_uid="intake.mail_the_makers")
+        # Each entry added is a webhook event for the site and the passport's business.
+        post_save.connect(announcing.entry_added, sender=LoadEntry,
+                          dispatch_uid="intake.webhook_events")  # fmt: skip
+        many_recorded.connect(announcing.entries_recorded, dispatch_uid="intake.webhook_events")
         # The figures of each passport's latest load go in the business's exports.
         manifests.columns_added.connect(exporting.columns, dispatch_uid="intake.export_figures")

@@ -18,6 +18,9 @@ from django.utils import timezone
 from portal.accounts.session import portal_user
 from portal.intake.loads import Claim, Figures, kept_verdict, record
 from portal.intake.models import Decision, IntakeSite, Load
+from portal.outbox import endpoints
+from portal.outbox.endpoints import Owner
+from portal.outbox.models import Endpoint, EventType
 from portal.passports.adding import record_added
 from portal.passports.lookup import Verdict
 from portal.passports.models import Passport
@@ -39,6 +42,7 @@ SPECIFICATION: dict[str, dict[str, tuple[str | None, str | None]]] = {
 }  # fmt: skip
 
 TICKET = "SV-0417"
+DEMO_ENDPOINT = "make run's webhook receiver"
 GROSS_KG, TARE_KG = 44_120, 15_020
 CLAIM_RATE = Decimal("2.50")  # pounds a tonne, on specific weight under 76 kg/hl
 RESULTS = {"moisture": Decimal("14.2"), "specific_weight": Decimal("74.5"),
@@ -46,10 +50,12 @@ RESULTS = {"moisture": Decimal("14.2"), "specific_weight": Decimal("74.5"),
            "admixture": Decimal("1.1")}  # fmt: skip
 
 
-def load(verdict: Verdict, *, added_by: str, clerk: str) -> list[str]:
+def load(verdict: Verdict, *, added_by: str, clerk: str, webhook_url: str = "") -> list[str]:
     """Loads whatever part of the demo is missing, for the passport of `verdict` (the look-up's,
     with the passport: its claim valid or not), added by the account `added_by` (a contact of
-    its membership), recorded by `clerk`; returns what it loaded."""
+    its membership), recorded by `clerk`; with `webhook_url` (`make run`'s receiver), the
+    business's demo endpoint there, made before the load so that its event arrives. Returns
+    what it loaded."""
     if verdict.passport is None:
         raise ValueError("The look-up gave no passport: its claim is not valid now.")
     loaded = []
@@ -62,11 +68,26 @@ def load(verdict: Verdict, *, added_by: str, clerk: str) -> list[str]:
         if passport is None:
             passport = record_added(verdict.passport, portal_user(added_by))
             loaded.append(f"passport {passport.short_code}, added by {added_by}")
+        if webhook_url and demo_endpoint(passport, webhook_url, added_by):
+            loaded.append(f"a webhook endpoint of {passport.business_name} at {webhook_url}")
         if not Load.objects.filter(site=site, ticket=TICKET).exists():
             record(site, TICKET, passport, figures(verdict), by=clerk,
                    verdict=kept_verdict(verdict))  # fmt: skip
             loaded.append(f"load {TICKET} of passport {passport.short_code} at {site}")
     return loaded
+
+
+def demo_endpoint(passport: Passport, url: str, made_by: str) -> bool:
+    """The business's demo endpoint at `url` (the receiver's port changes from run to run: the
+    one made before is moved there); whether it was made or moved."""
+    kept = Endpoint.objects.filter(membership_guid=passport.membership_guid,
+                                   description=DEMO_ENDPOINT).first()  # fmt: skip
+    if kept is not None:
+        return bool(Endpoint.objects.filter(pk=kept.pk).exclude(url=url).update(url=url))
+    owner = Owner(membership_guid=passport.membership_guid, business_name=passport.business_name)
+    every_type = [t.value for t in EventType if t != EventType.PING]
+    endpoints.register(owner, url, every_type, DEMO_ENDPOINT, portal_user(made_by))
+    return True
 
 
 def _site(clerk: str) -> IntakeSite:

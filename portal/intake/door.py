@@ -1,33 +1,26 @@
-"""The door of a site's weighbridge or laboratory software (`POST /intake/api/loads`): the same
-records as an upload's rows, as JSON, one or a list, sent with a token of the site's
-(`Authorization: Bearer <token>`), each answered with what became of it.
+"""The door of a site's weighbridge or laboratory software (`POST /api/v1/intake/loads`, and its
+first address `/intake/api/loads`; portal.api.intake answers them): the same records as an
+upload's rows, as JSON, one or a list, each answered with what became of it.
 
-Tokens are made by staff in the admin, which shows each once; only its SHA-256 is kept (a token
-is 32 random bytes: a hash needs no salt nor slowness to stand against guessing). A revoked
-token opens nothing. Each record is taken as portal.intake.rows takes one: idempotent on the
-site and ticket, so that software sending a record again (it did not hear the answer) records
-it once, and hears "already recorded" with the same load.
+Each record is taken as portal.intake.rows takes one: idempotent on the site and ticket, so
+that software sending a record again (it did not hear the answer) records it once, and hears
+"already recorded" with the same load. Who may send to a site is the API's to say (its tokens,
+portal.api.tokens); the door takes what it is given for the site it is given.
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils import timezone
 
 from portal.audit import events as audit
 from portal.intake import rows, verdicts
-from portal.intake.models import IntakeSite, SiteToken
+from portal.intake.models import IntakeSite
 
-PREFIX = "intake_"
-DOOR_BYTES = 1024 * 1024  # a request's body: 500 records of a few hundred bytes each, and room
 ASKING_SECONDS = 20  # no verdict is asked after this long: the request must be answered
 ALREADY = ('already recorded: send it with "correction": true and a "correction_reason" to '
            "change it")  # fmt: skip
@@ -36,52 +29,6 @@ NOT_AN_OBJECT = "A record is a JSON object of a load's fields (short_code, ticke
 NOT_A_FIELD = "Not a field of a load's record."
 NOT_A_VALUE = ("Send this field as text or a number (a correction as true or false, the reasons "
                "as a list of texts).")  # fmt: skip
-
-
-def digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def make_token(
-    site: IntakeSite, name: str, request: HttpRequest | None = None
-) -> tuple[SiteToken, str]:
-    """A new token of `site`, and the token itself: shown to whoever made it, once."""
-    made = SiteToken(site=site, name=name)
-    return made, issue(made, request)
-
-
-def issue(made: SiteToken, request: HttpRequest | None = None) -> str:
-    """Saves `made` (a new token, its site and name set) with the hash of a new secret, and
-    records it in the audit trail; the secret."""
-    token = PREFIX + secrets.token_urlsafe(32)
-    made.digest = digest(token)
-    made.save()
-    audit.record(audit.Kind.INTAKE_TOKEN_MADE, request, site=made.site.code, token=made.pk,
-                 name=made.name)  # fmt: skip
-    return token
-
-
-def revoke(tokens: QuerySet[SiteToken], request: HttpRequest | None = None) -> int:
-    """Revokes those of `tokens` not revoked yet; how many."""
-    revoked = 0
-    for token in tokens.filter(revoked__isnull=True).select_related("site"):
-        if SiteToken.objects.filter(pk=token.pk, revoked__isnull=True).update(
-            revoked=timezone.now()
-        ):
-            revoked += 1
-            audit.record(audit.Kind.INTAKE_TOKEN_REVOKED, request, site=token.site.code,
-                         token=token.pk, name=token.name)  # fmt: skip
-    return revoked
-
-
-def token_of(authorization: str) -> SiteToken | None:
-    """The site's token an Authorization header carries, if it is one not revoked."""
-    scheme, _, token = authorization.strip().partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token.startswith(PREFIX) or len(token) > 200:
-        return None
-    found = SiteToken.objects.filter(digest=digest(token), revoked__isnull=True)
-    return found.select_related("site").first()
 
 
 # --- the records -------------------------------------------------------------------------------
@@ -112,10 +59,12 @@ class Answer:
         return answer
 
 
-def take(token: SiteToken, records: list[object], request: HttpRequest) -> list[Answer]:
-    """Each record taken at the token's site, in order; the door's use recorded in the audit
-    trail (the site, the token, how many came to each outcome)."""
-    site, by = token.site, f"{token.name} ({token.site.code}'s software)"[:150]
+def take(
+    site: IntakeSite, records: list[object], request: HttpRequest, *, by: str, token: int
+) -> list[Answer]:
+    """Each record taken at `site` by `by`, in order; the door's use recorded in the audit
+    trail (the site, the API token `token`, how many came to each outcome)."""
+    by = by[:150]
     readable = [record for record in records if _refusal(record) is None]
     passports = rows.passports_of(record.get(rows.SHORT_CODE) for record in readable)
     recorded = rows.recorded_at(site, (record.get("ticket") for record in readable))
@@ -129,10 +78,9 @@ def take(token: SiteToken, records: list[object], request: HttpRequest) -> list[
             taken = rows.take(site, record, by=by, passports=passports, recorded=recorded,
                               verdict_of=verdicts.from_asked(asked))  # fmt: skip
         answers.append(Answer(index, rows.ticket_of(record), taken))
-    SiteToken.objects.filter(pk=token.pk).update(last_used=timezone.now())
     counted = Counter(str(answer.taken.outcome) for answer in answers)
     tallied = {outcome.replace(" ", "_"): count for outcome, count in counted.items()}
-    audit.record(audit.Kind.INTAKE_DOOR, request, username=by, site=site.code, token=token.pk,
+    audit.record(audit.Kind.INTAKE_DOOR, request, username=by, site=site.code, token=token,
                  **tallied)  # fmt: skip
     return answers
 

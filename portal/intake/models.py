@@ -81,6 +81,8 @@ class Load(models.Model):
         "passports.Passport", on_delete=models.PROTECT, related_name="intake_loads"
     )
     created = models.DateTimeField(default=timezone.now)
+    # When its latest entry was added (LoadEntry.save): the API's changes feed of a site's loads.
+    updated = models.DateTimeField(default=timezone.now)
     # Copied from its latest figures, for the business's list.
     net_kg = models.PositiveIntegerField()
     decision = models.CharField(max_length=16, choices=Decision.choices)
@@ -88,6 +90,7 @@ class Load(models.Model):
     class Meta:
         ordering = ["-created", "-pk"]
         constraints = [models.UniqueConstraint(fields=["site", "ticket"], name="one_load_a_ticket")]
+        indexes = [models.Index(fields=["site", "updated", "id"], name="intake_load_changes")]
 
     def __str__(self) -> str:
         return f"{self.site} ticket {self.ticket}"
@@ -137,6 +140,8 @@ class LoadEntry(models.Model):
         if not self._state.adding:
             raise AppendOnly("A load's entry is never changed: add another.")
         super().save(*args, **kwargs)
+        if self.kind != self.Kind.RECORDED:  # a load recorded is as new as its first entry
+            Load.objects.filter(pk=self.load_id).update(updated=self.at)
 
     def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
         raise AppendOnly("A load's entry is never removed.")
@@ -181,31 +186,7 @@ class ResultMail(models.Model):
         return f"Mail to {self.recipient} of {self.load}"
 
 
-# --- many loads at once: a site's uploads and its software's door ---------------------------------
-
-
-class SiteToken(models.Model):
-    """A token a site's weighbridge or laboratory software sends its loads with (the JSON door,
-    portal/intake/door.py). Made by staff in the admin, which shows the token once: only its
-    SHA-256 is kept, so a copy of the database lets no one send loads. Revoked, never removed,
-    so the audit trail's events still name it."""
-
-    site = models.ForeignKey(IntakeSite, on_delete=models.CASCADE, related_name="tokens")
-    name = models.CharField(max_length=100, help_text="Which software sends with it: Weighbridge.")
-    digest = models.CharField(max_length=64, unique=True, editable=False)
-    created = models.DateTimeField(default=timezone.now, editable=False)
-    revoked = models.DateTimeField(null=True, blank=True, editable=False)
-    last_used = models.DateTimeField(null=True, blank=True, editable=False)
-
-    class Meta:
-        ordering = ["site", "name"]
-
-    def __str__(self) -> str:
-        return f"{self.site}: {self.name}"
-
-    @property
-    def is_revoked(self) -> bool:
-        return self.revoked is not None
+# --- many loads at once: a site's uploads ------------------------------------------------------
 
 
 class UploadedRow(models.Model):

@@ -1,11 +1,12 @@
 from django.urls import path
 
-from portal.intake.views import clerks, door, queries, uploads
+from portal.intake.views import clerks, queries, uploads
 
 app_name = "intake"
 
 # The clerks' pages (views/clerks.py), the grower's queries and the clerks' answers
-# (views/queries.py), uploads (views/uploads.py) and the sites' software's door (views/door.py).
+# (views/queries.py) and uploads (views/uploads.py). The sites' software's door, api/loads, is the
+# API's (portal/api/intake.py), kept at this address by portal/urls.py.
 urlpatterns = [
     path("", clerks.home, name="home"),
     path("record", clerks.record_code, name="record-code"),
@@ -16,7 +17,6 @@ urlpatterns = [
     path("loads/<int:load_id>/query", queries.query, name="query"),
     path("loads/<int:load_id>/answer", queries.answer, name="answer"),
     path("loads/<int:load_id>/certificate/<int:entry_id>", queries.certificate, name="certificate"),
-    path("api/loads", door.loads, name="door"),
     path("sites/<slug:site_code>/upload", uploads.upload, name="upload"),
     path("sites/<slug:site_code>/upload/template.<str:kind>", uploads.template,
          name="upload-template"),

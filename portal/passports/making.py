@@ -35,6 +35,7 @@ from portal.assurance import records
 from portal.assurance.client import Credentials
 from portal.assurance.service import client
 from portal.audit import events as audit
+from portal.passports import announcing
 from portal.passports.models import Passport
 
 
@@ -101,7 +102,9 @@ def make(passport: Passport, credentials: Credentials, request: records.Passport
         passport.delete()
         raise
     passport.keep_record(made)
-    passport.save()
+    with transaction.atomic():  # the passport and its event in one commit
+        passport.save()
+        announcing.created(passport)
 
 
 def is_abandoned(passport: Passport) -> bool:
@@ -133,8 +136,9 @@ def record(
     passport.batch, passport.batch_position, passport.created = batch, position, asked_at
     passport.keep_record(made)
     try:
-        with transaction.atomic():  # the row and its event in one commit, with no savepoint
+        with transaction.atomic():  # the row and its events in one commit, with no savepoint
             passport.save(force_insert=True)
+            announcing.created(passport)
             audit.record(audit.Kind.PASSPORT_CREATED, user=made_by, code=audit.code_hash(
                 passport.short_code), batch=str(batch), position=position)  # fmt: skip
     except IntegrityError:

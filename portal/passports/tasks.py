@@ -36,7 +36,7 @@ from portal.jobs.models import Job
 from portal.jobs.tasks import JobCancelled, JobTask, Progress, ResultFile, TryAgain, WorkFailed
 from portal.lib.bounded import in_order
 from portal.operations import recording
-from portal.passports import mail_message, making, manifests, packing
+from portal.passports import announcing, mail_message, making, manifests, packing
 from portal.passports.models import Mailing, Passport
 
 CLAIM_NOT_VALID = (
@@ -287,6 +287,7 @@ def _send_once(mailing: Mailing, mail: Any, *, sender: Any, passports: int) -> N
             return
         hand_to_mail_server(mail, mailing.recipient)
         Mailing.objects.filter(pk=mailing.pk).update(sent=timezone.now())
+        announcing.sent(mailing)
         audit.record(audit.Kind.MAIL_SENT, user=sender, mailing=mailing.pk, passports=passports)
 
 

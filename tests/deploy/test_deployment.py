@@ -12,6 +12,7 @@ Run alone with `pytest -m deploy` (about a minute and a half)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import shutil
 import socket
 import ssl
@@ -141,23 +142,29 @@ def test_job_files_are_sent_by_nginx_once_the_portal_has_checked_the_owner(
         assert outside.status_code == 404
 
 
-DOOR_TOO_LARGE = "The body is larger than 1,048,576 bytes: send fewer records at a time."
+DOOR_TOO_LARGE = {"error": {
+    "code": "body_too_large", "fields": {},
+    "message": "The body is larger than 1,048,576 bytes: send less at a time.",
+}}  # fmt: skip
 
 
 def test_a_site_s_software_sending_too_much_hears_it_in_json_and_the_connection_closed(
     deployment: Deployment,
 ):
-    """A body over the door's limit is answered by nginx, unread, in the door's own words and
-    JSON (which a site's software reads, not nginx's HTML page), and the connection is closed
-    then; the same whether the body's length is given or it is sent chunked."""
+    """A body over the API's limit is answered by nginx, unread, in the API's own words and
+    error shape (which a site's software reads, not nginx's HTML page), and the connection is
+    closed then; the same whether the body's length is given or it is sent chunked, at the
+    API's address or the door's first one."""
     too_much = b"[" + b" " * (1024 * 1024 + 100) + b"]"
     headers = {"Content-Type": "application/json", "Authorization": "Bearer intake_none"}
-    for body in (too_much, iter([too_much[:65536], too_much[65536:]])):  # the second chunked
-        answer = deployment.session().post(f"{deployment.url}/intake/api/loads", data=body,
+    for address, chunked in itertools.product(("/intake/api/loads", "/api/v1/intake/loads"),
+                                              (False, True)):  # fmt: skip
+        body = iter([too_much[:65536], too_much[65536:]]) if chunked else too_much
+        answer = deployment.session().post(f"{deployment.url}{address}", data=body,
                                            headers=headers, timeout=20)  # fmt: skip
         assert answer.status_code == 413, answer.text[:300]
         assert answer.headers["Content-Type"] == "application/json"
-        assert answer.json() == {"error": DOOR_TOO_LARGE}
+        assert answer.json() == DOOR_TOO_LARGE
         assert answer.headers["Connection"] == "close"
 
 

@@ -21,12 +21,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
 
-from portal.intake import door
 from portal.intake.models import IntakeSite, Load, LoadEntry
 from portal.jobs.models import Job
 from portal.passports.models import Passport
 from tests.demo import WENHAM, WENHAM_SITE
 from tests.portal.accounts.helpers import signed_in
+from tests.portal.api.builders import site_token
 from tests.portal.intake.builders import a_clerk, a_load, a_site, tickets_file, upload_row
 from tests.portal.passports.made import SOME_OF_THE_LOAD, made_here
 
@@ -147,7 +147,7 @@ def test_the_door_opens_to_a_token_of_the_site_only(world, site):
         return Client().post("/intake/api/loads", record, content_type="application/json",
                              headers={"Authorization": f"Bearer {token}"})  # fmt: skip
 
-    assert sent(door.make_token(site, "Weighbridge")[1]).status_code == 201
+    assert sent(site_token(site)).status_code == 201
     assert Load.objects.get(ticket="T-9").site == site
-    assert sent(door.make_token(other, "Weighbridge")[1]).status_code == 201
+    assert sent(site_token(other)).status_code == 201
     assert Load.objects.get(ticket="T-9", site=other)  # its own ticket, at its own site

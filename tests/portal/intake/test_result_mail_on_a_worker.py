@@ -21,12 +21,13 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from portal.intake import door, loads
+from portal.intake import loads
 from portal.intake.models import Decision, ResultMail
 from portal.intake.notifying import result_mail, send_held_mails
 from portal.jobs.models import Job
 from scripts.servers import LOOPBACK
 from tests.mailserver import MailServer
+from tests.portal.api.builders import site_token
 from tests.portal.intake.builders import a_load, a_site, figures, upload_row
 from tests.portal.jobs.test_worker import (
     Worker,
@@ -99,7 +100,7 @@ def test_a_record_and_24_corrections_sent_at_once_are_one_mail_with_the_last_fig
                    correction_reason=f"Tare read again ({n}). Pay the claim at {LINK}")
         for n in range(1, 25)
     ]  # fmt: skip
-    token = door.make_token(site, "Weighbridge")[1]
+    token = site_token(site)
     answer = Client().post("/intake/api/loads", json.dumps(records),
                            content_type="application/json",
                            headers={"Authorization": f"Bearer {token}"})  # fmt: skip

@@ -32,6 +32,9 @@ class Command(BaseCommand):
                             help="the account the passport is added by (a contact of its "
                                  "membership)")  # fmt: skip
         parser.add_argument("--clerk", required=True, help="the account made the site's clerk")
+        parser.add_argument("--webhook-url", default="",
+                            help="make run's receiver of webhooks: the business's demo "
+                                 "endpoint is made (or moved) there")  # fmt: skip
         parser.add_argument("--any-service", action="store_true",
                             help="load it even though the service is not on this machine (a "
                                  "sandbox elsewhere; never the real service)")  # fmt: skip
@@ -47,7 +50,8 @@ class Command(BaseCommand):
         if short_code is None:
             raise CommandError(f"{options['short_code']!r} cannot be a passport's short code.")
         found = _looked_up(short_code)
-        loaded = demo.load(found, added_by=options["added_by"], clerk=options["clerk"])
+        loaded = demo.load(found, added_by=options["added_by"], clerk=options["clerk"],
+                           webhook_url=options["webhook_url"])  # fmt: skip
         if loaded:
             self.stdout.write("Loaded the intake demo: " + "; ".join(loaded) + ".")
         else:

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from portal.intake import door
+from portal.api.middleware import API_BODY_BYTES
 from portal.intake.models import Load
 from scripts import servers
+from tests.portal.api.builders import site_token
 from tests.portal.intake.builders import upload_row
 from tests.portal.jobs.test_worker import _test_database_url
 from tests.portal.jobs.test_worker import pytestmark as on_postgresql
@@ -27,8 +28,14 @@ pytestmark = on_postgresql  # the portal's processes and the test share the test
 
 ADDRESS = "/intake/api/loads"
 CLOSED_WITHIN_SECONDS = 5
-# The same words as nginx's answer (deploy/nginx/portal.conf.template, tests/deploy).
-TOO_LARGE = "The body is larger than 1,048,576 bytes: send fewer records at a time."
+# The same words and shape as nginx's answer (deploy/nginx/portal.conf.template, tests/deploy).
+TOO_LARGE = {
+    "error": {
+        "code": "body_too_large",
+        "fields": {},
+        "message": "The body is larger than 1,048,576 bytes: send less at a time.",
+    }
+}
 
 
 @pytest.fixture
@@ -43,7 +50,7 @@ def portal(tmp_path: Path, upstream_sandbox) -> Iterator[servers.Server]:
 
 @pytest.fixture
 def token(site) -> str:
-    return door.make_token(site, "Weighbridge")[1]
+    return site_token(site)
 
 
 def connected(server: servers.Server) -> socket.socket:
@@ -91,23 +98,23 @@ def test_a_record_sent_chunked_is_read_and_recorded(portal, token, code, site):
 
 def test_a_body_declared_over_the_limit_is_413_and_the_connection_closed_unread(portal, token):
     with connected(portal) as connection:
-        connection.sendall(head(token, **{"Content-Length": str(door.DOOR_BYTES + 1)}))
+        connection.sendall(head(token, **{"Content-Length": str(API_BODY_BYTES + 1)}))
         response, answer = answer_on(connection)  # not a byte of the body sent
         assert response.status == 413
         assert response.getheader("Content-Type") == "application/json"
-        assert answer == {"error": TOO_LARGE}
+        assert answer == TOO_LARGE
         assert response.getheader("Connection") == "close"
         assert closed(connection)
 
 
 def test_a_body_sent_chunked_past_the_limit_is_413_and_the_connection_closed(portal, token, site):
-    too_much = b'[{"ticket": "' + b"x" * door.DOOR_BYTES + b'"}]'
+    too_much = b'[{"ticket": "' + b"x" * API_BODY_BYTES + b'"}]'
     with connected(portal) as connection:
         connection.sendall(head(token, **{"Transfer-Encoding": "chunked"}))
-        connection.sendall(chunked(too_much, 64 * 1024)[: door.DOOR_BYTES + 4096])
+        connection.sendall(chunked(too_much, 64 * 1024)[: API_BODY_BYTES + 4096])
         response, answer = answer_on(connection)  # the rest of the body never sent
         assert response.status == 413
-        assert answer == {"error": TOO_LARGE}
+        assert answer == TOO_LARGE
         assert response.getheader("Connection") == "close"
         assert closed(connection)
     assert not Load.objects.exists()
@@ -119,5 +126,5 @@ def test_a_body_sent_chunked_where_its_end_cannot_be_told_is_411(token, code, si
         headers={"Authorization": f"Bearer {token}", "Transfer-Encoding": "chunked"},
     )  # fmt: skip
     assert response.status_code == 411
-    assert response.json()["error"] == "Send the body with a Content-Length header."
+    assert response.json()["error"]["message"] == "Send the body with a Content-Length."
     assert not Load.objects.exists()

@@ -29,6 +29,7 @@ from tests.hostile_values import (
     other_scripts,
 )
 from tests.jobs import run_queued
+from tests.portal.api.builders import site_token
 from tests.portal.intake.builders import tickets_file, upload_row
 from tests.portal.intake.many_at_once.test_door import sent as door_sent
 from tests.portal.intake.many_at_once.uploading import report_of, sent
@@ -158,7 +159,7 @@ def test_a_file_separated_by_commas_refuses_decimal_commas(clerk, site, code):
 
 @pytest.fixture
 def token(site, upstream_sandbox) -> str:
-    return door.make_token(site, "Weighbridge")[1]
+    return site_token(site)
 
 
 def test_every_hostile_value_in_every_field_of_the_door_is_refused(token, code):
@@ -167,7 +168,7 @@ def test_every_hostile_value_in_every_field_of_the_door_is_refused(token, code):
     for record in records:
         if record.get("correction") == "yes":
             record["correction"] = True
-    most, answers = settings.PORTAL_INTAKE_DOOR_RECORDS, []
+    most, answers = settings.PORTAL_API_RECORDS, []
     for start in range(0, len(records), most):  # as many requests as the door's limit needs
         response = door_sent(records[start : start + most], token)
         assert response.status_code == 200
@@ -195,7 +196,7 @@ def test_a_ticket_sent_as_a_number_is_one_ticket_however_it_is_written(token, co
 def test_a_number_in_an_exponent_s_form_is_refused_and_minus_zero_is_zero(token, code):
     exponent = door_sent(None, token, raw=raw(upload_row(code, moisture=None), moisture="1E1"))
     assert exponent.status_code == 422
-    assert exponent.json()["errors"]["moisture"][0].startswith(NOT_A_NUMBER)
+    assert exponent.json()["error"]["fields"]["moisture"][0].startswith(NOT_A_NUMBER)
     zero = door_sent(None, token, raw=raw(upload_row(code, moisture=None), moisture="-0.0"))
     assert zero.status_code == 201
     assert LoadEntry.objects.get().figures["results"]["moisture"] == "0"
@@ -209,7 +210,7 @@ def test_a_number_in_an_exponent_s_form_is_refused_and_minus_zero_is_zero(token,
 def test_a_value_of_a_kind_no_field_has_is_refused(token, code, field, value):
     response = door_sent(upload_row(code, **{field: value}), token)
     assert response.status_code == 422
-    said = response.json()["errors"][field]
+    said = response.json()["error"]["fields"][field]
     expected = "Say yes for a correction" if field == "correction" else door.NOT_A_VALUE
     assert said[0].startswith(expected)
     assert not Load.objects.exists()
@@ -220,7 +221,8 @@ def test_a_correction_s_reason_has_the_form_s_limit(token, code):
     correction = upload_row(code, "T-1", tare_kg=14020, correction=True,
                             correction_reason="x" * 501)  # fmt: skip
     response = door_sent(correction, token)
-    assert response.json()["errors"]["correction_reason"] == ["Say why in at most 500 characters."]
+    fields = response.json()["error"]["fields"]
+    assert fields["correction_reason"] == ["Say why in at most 500 characters."]
     assert LoadEntry.objects.count() == 1
 
 
@@ -236,7 +238,7 @@ def test_a_second_claim_on_a_result_is_refused_at_the_door(token, code):
     twice = upload_row(code, claim_2_parameter="Specific weight", claim_2_rate="1.00")
     response = door_sent(twice, token)
     assert response.status_code == 422
-    assert response.json()["errors"]["claim_2_parameter"] == [
+    assert response.json()["error"]["fields"]["claim_2_parameter"] == [
         "Another claim is on this result already: make one claim on each result."
     ]
     assert not Load.objects.exists()

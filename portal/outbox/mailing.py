@@ -1,0 +1,86 @@
+"""The mail to an endpoint's owners when it is disabled for failing too long: to whoever
+registered it, and to the clerks of a site's, each as a job of theirs (the
+`webhook-disabled-mail` kind, which acts with no credentials), tried again while the mail
+server is out of reach as the portal's other mail is."""
+
+from __future__ import annotations
+
+import smtplib
+
+from celery import shared_task
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.mail import EmailMessage
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from portal.accounts import preferences
+from portal.assurance.client import Credentials
+from portal.jobs import actions
+from portal.jobs.models import Job
+from portal.jobs.tasks import JobTask, Progress, TryAgain, WorkFailed
+from portal.outbox.models import Endpoint
+
+KIND = "webhook-disabled-mail"
+
+
+class DisabledMailTask(JobTask):
+    running = "sending"
+    acts_as_owner = False
+
+    @property
+    def tries(self) -> int:
+        return settings.PORTAL_MAIL_TRIES
+
+    @property
+    def first_wait(self) -> int:
+        return settings.PORTAL_MAIL_RETRY_SECONDS
+
+
+@shared_task(base=DisabledMailTask, name=KIND)
+def disabled_mail(job: Job, credentials: Credentials | None, progress: Progress) -> None:
+    """params: `endpoint` (its id), `recipient`, `reason`."""
+    endpoint = Endpoint.objects.filter(pk=job.params["endpoint"]).first()
+    if endpoint is None:
+        raise WorkFailed("The endpoint was removed meanwhile: nothing was sent.")
+    page = settings.PORTAL_URL + reverse("webhooks:endpoint", args=[endpoint.pk])
+    context = {"endpoint": endpoint, "reason": job.params["reason"], "page": page}
+    mail = EmailMessage(
+        subject="Webhooks to an address of yours were stopped",
+        body=render_to_string("webhooks/mail/disabled.txt", context),
+        from_email=settings.DEFAULT_FROM_EMAIL, to=[job.params["recipient"]],
+    )  # fmt: skip
+    try:
+        mail.send()
+    except smtplib.SMTPResponseException as answer:
+        if 400 <= answer.smtp_code < 500:
+            raise TryAgain(f"The mail server said to try later ({answer.smtp_code}).") from answer
+        raise WorkFailed(f"The mail server refused the mail ({answer.smtp_code}).") from answer
+    except smtplib.SMTPRecipientsRefused as refused:
+        raise WorkFailed("The mail server refused the address.") from refused
+    except (smtplib.SMTPException, OSError) as trouble:
+        raise TryAgain("The mail server could not be reached.") from trouble
+
+
+def tell_owners_disabled(endpoint: Endpoint, reason: str) -> int:
+    """A mail queued to each owner the portal knows an address of; how many."""
+    told = 0
+    for user in owners(endpoint):
+        address = preferences.kept_address(user) or user.email
+        if not address:
+            continue
+        params = {"endpoint": endpoint.pk, "recipient": address, "reason": reason}
+        actions.queue_for(user, disabled_mail, "Mail: webhooks stopped", params)
+        told += 1
+    return told
+
+
+def owners(endpoint: Endpoint) -> list[AbstractBaseUser]:
+    """Who is told of the endpoint: whoever registered it, and a site's clerks."""
+    people = {}
+    if endpoint.made_by is not None and endpoint.made_by.is_active:
+        people[endpoint.made_by.pk] = endpoint.made_by
+    if endpoint.site is not None:
+        for clerk in endpoint.site.clerks.filter(is_active=True):
+            people.setdefault(clerk.pk, clerk)
+    return list(people.values())

@@ -1,0 +1,180 @@
+"""Webhooks' endpoints, the events the portal emits, and their deliveries.
+
+An endpoint belongs to a business (a membership of the Assurance service, by its GUID: its
+contacts manage it) or to an intake site (its clerks do). An event is written, with one
+delivery row for each enabled endpoint of its owners that wants its type, in the transaction of
+the change that caused it (portal.outbox.events.emit); each delivery keeps every attempt made.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from portal.accounts import credentials
+
+SECRET_PREFIX = "whsec_"  # noqa: S105 (the Standard Webhooks' prefix of a secret, not one)
+URL_LONGEST = 2000
+ANSWER_KEPT = 4096  # the first bytes of an answer kept with its attempt
+ROTATION = timedelta(hours=24)  # how long a secret replaced still signs
+
+
+class EventType(models.TextChoices):
+    PASSPORT_CREATED = "passport.created", "A passport was made"
+    PASSPORT_SENT = "passport.sent", "A passport was sent by e-mail"
+    LOAD_RECORDED = "intake.load.recorded", "A load was recorded at intake"
+    LOAD_CORRECTED = "intake.load.corrected", "A load's results were corrected"
+    QUERY_OPENED = "intake.query.opened", "A load's results were queried"
+    QUERY_ANSWERED = "intake.query.answered", "A query of a load's results was answered"
+    PING = "ping", "A test event"
+
+
+def new_secret() -> str:
+    """A signing secret as the Standard Webhooks write one: the prefix and 32 random bytes in
+    base64."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode("ascii")
+
+
+class Endpoint(models.Model):
+    """Where a business's or a site's events are sent, signed with its secret. The secret is
+    kept encrypted (portal.accounts.credentials), not hashed: every delivery is signed with
+    it. While a secret is rotated, the one it replaced signs too, until `previous_until`."""
+
+    membership_guid = models.CharField(max_length=64, blank=True, db_index=True)
+    business_name = models.CharField(max_length=200, blank=True)
+    site = models.ForeignKey(
+        "intake.IntakeSite", null=True, blank=True, on_delete=models.CASCADE,
+        related_name="webhook_endpoints",
+    )  # fmt: skip
+    url = models.URLField("address", max_length=URL_LONGEST)
+    description = models.CharField(max_length=200, blank=True)
+    event_types = models.JSONField(default=list)
+    secret = models.TextField(editable=False)  # encrypted
+    previous_secret = models.TextField(blank=True, editable=False)  # encrypted
+    previous_until = models.DateTimeField(null=True, blank=True, editable=False)
+    enabled = models.BooleanField(default=True)
+    disabled_reason = models.CharField(max_length=300, blank=True)
+    # The first failure since the last delivery that worked: failing for
+    # PORTAL_WEBHOOK_DISABLE_AFTER_DAYS disables the endpoint.
+    failing_since = models.DateTimeField(null=True, blank=True)
+    made_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(site__isnull=True) & ~Q(membership_guid=""))
+                | (Q(site__isnull=False) & Q(membership_guid="")),
+                name="endpoint_of_a_business_or_a_site",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.url
+
+    def signing_secrets(self) -> list[str]:
+        """The secrets each delivery is signed with now: the current one, and the one it
+        replaced during a rotation."""
+        kept = [self.secret]
+        if self.previous_secret and self.previous_until and self.previous_until > timezone.now():
+            kept.append(self.previous_secret)
+        return [secret for secret in map(credentials.decrypt, kept) if secret]
+
+    def set_secret(self, secret: str) -> None:
+        self.secret = credentials.encrypt(secret)
+
+    def wants(self, event_type: str) -> bool:
+        return event_type == EventType.PING or event_type in self.event_types
+
+
+class Event(models.Model):
+    """Something that happened, for its owners' endpoints: a thin payload (what changed, its
+    status, and where the API gives the rest). `body` is the JSON sent, the same at every
+    attempt; `uid` is its `webhook-id`."""
+
+    uid = models.CharField(max_length=40, unique=True, editable=False)
+    type = models.CharField(max_length=40, choices=EventType.choices)
+    created = models.DateTimeField(default=timezone.now, db_index=True)
+    membership_guid = models.CharField(max_length=64, blank=True)
+    site = models.ForeignKey(
+        "intake.IntakeSite", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    body = models.TextField()
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.uid}"
+
+    @staticmethod
+    def new_uid() -> str:
+        return f"msg_{uuid.uuid4().hex}"
+
+
+class Delivery(models.Model):
+    """One event to one endpoint: pending until an attempt is answered with 2xx (delivered) or
+    the retries run out (failed). A worker sending it holds it until `held_until`, so that the
+    sweep leaves it alone meanwhile."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Waiting to be sent"
+        DELIVERED = "delivered", "Delivered"
+        FAILED = "failed", "Failed"
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
+    endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="deliveries")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING)
+    tries = models.PositiveSmallIntegerField(default=0)
+    next_attempt = models.DateTimeField(default=timezone.now)
+    held_until = models.DateTimeField(null=True, blank=True)
+    last_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    created = models.DateTimeField(default=timezone.now)
+    ended = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "endpoint"], name="one_delivery_an_endpoint")
+        ]
+        indexes = [
+            models.Index(
+                fields=["next_attempt"], condition=Q(state="pending"), name="outbox_delivery_due"
+            ),
+            models.Index(fields=["endpoint", "-created"], name="outbox_delivery_log"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} to {self.endpoint} ({self.state})"
+
+
+class Attempt(models.Model):
+    """One try at a delivery: when, the answer's status (none when there was no answer), how
+    long it took, the first bytes of the answer, and what went wrong, in words."""
+
+    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempts")
+    at = models.DateTimeField(default=timezone.now)
+    status = models.PositiveSmallIntegerField(null=True, blank=True)
+    milliseconds = models.PositiveIntegerField(default=0)
+    answer = models.TextField(blank=True)
+    trouble = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.delivery} at {self.at:%Y-%m-%d %H:%M:%S}: {self.status or self.trouble}"
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300 and not self.trouble

@@ -1,0 +1,99 @@
+"""Webhooks the whole way, on a real Celery worker: a load recorded at intake reaches, signed,
+the endpoint of its site and that of its passport's business once the recording commits, and
+no one else's; with Redis out of reach when it commits, the sweep sends it once Redis is back.
+The worker and its Redis as in tests/portal/jobs/test_worker.py (PostgreSQL and redis-server);
+the receivers are one server on 127.0.0.1 of the test's own."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from portal.outbox import tasks
+from portal.outbox.models import Delivery
+from tests.demo import WENHAM
+from tests.portal.intake.builders import a_load, a_site
+from tests.portal.jobs.test_worker import (
+    Worker,
+    pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
+    redis_server,  # noqa: F401 (a fixture)
+    started,
+    worker_environment,
+)
+from tests.portal.outbox.builders import LOOPBACK_NETWORKS, an_endpoint, verified
+from tests.services import wait_for
+
+WAIT_SECONDS = 60
+
+
+@pytest.fixture
+def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:  # noqa: F811
+    environment = worker_environment(
+        redis_server, upstream_sandbox, job_files,
+        PORTAL_WEBHOOK_ALLOWED_NETWORKS=",".join(LOOPBACK_NETWORKS),
+    )  # fmt: skip
+    yield from started(Worker(environment, tmp_path / "worker.log"))
+
+
+@pytest.fixture
+def site(grower):
+    return a_site()
+
+
+@pytest.fixture
+def endpoints_of_everyone(receiver, site) -> dict[str, str]:
+    """The secrets of four endpoints, by path: the grower's business's, the site's, another
+    business's and another site's."""
+    other_site = a_site(code="elsewhere", name="Elsewhere Mill")
+    made = {
+        "/farm": an_endpoint(receiver.url_for("/farm")),
+        "/mill": an_endpoint(receiver.url_for("/mill"), site=site),
+        "/other-farm": an_endpoint(receiver.url_for("/other-farm"), membership_guid=WENHAM),
+        "/other-mill": an_endpoint(receiver.url_for("/other-mill"), site=other_site),
+    }
+    for path in made:
+        receiver.expect_request(path, method="POST").respond_with_data("")
+    return {path: secret for path, (_, secret) in made.items()}
+
+
+def received(receiver) -> dict[str, dict]:
+    return {request.path: request for request, _ in receiver.log}
+
+
+def test_a_recorded_load_reaches_the_site_and_the_business_signed_and_no_one_else(
+    worker, receiver, site, endpoints_of_everyone
+):
+    load = a_load(site)  # committed: the test's transactions are real
+    wait_for(lambda: len(receiver.log) >= 2, "two deliveries", WAIT_SECONDS)
+    time.sleep(2)  # time for any other to arrive
+    sent = received(receiver)
+    assert set(sent) == {"/farm", "/mill"}
+    for path in ("/farm", "/mill"):
+        payload = verified(endpoints_of_everyone[path], sent[path])
+        assert payload["type"] == "intake.load.recorded"
+        assert payload["data"]["load"]["id"] == load.pk
+    assert sent["/farm"].headers["webhook-id"] == sent["/mill"].headers["webhook-id"]
+    assert set(Delivery.objects.values_list("state", flat=True)) == {"delivered"}
+
+
+def test_with_redis_out_of_reach_at_the_commit_the_sweep_sends_it_later(
+    worker,
+    receiver,
+    site,
+    endpoints_of_everyone,
+    redis_server,  # noqa: F811
+    settings,
+):
+    settings.PORTAL_WEBHOOK_OVERDUE_SECONDS = 1
+    get_user_model().objects.filter(username="grower").update(email="")  # no result mail's job
+    redis_server.stop()
+    a_load(site)  # its deliveries' tasks cannot be sent
+    assert set(Delivery.objects.values_list("state", flat=True)) == {"pending"}
+    redis_server.start()
+    time.sleep(1.5)
+    assert tasks.sweep() == 2  # as beat sends it
+    wait_for(lambda: len(receiver.log) >= 2, "two deliveries", WAIT_SECONDS)
+    assert set(received(receiver)) == {"/farm", "/mill"}
