@@ -403,6 +403,8 @@ CELERY_BEAT_SCHEDULE = {
     "intake-held-result-mails": {"task": "intake-held-result-mails", "schedule": 60},
     # Webhooks' deliveries due that no task carries (portal.outbox.tasks.sweep).
     "outbox-sweep": {"task": "outbox-sweep", "schedule": PORTAL_WEBHOOK_SWEEP_SECONDS},
+    # The mail a week before the latest sign-in of a user with API tokens ends (portal.api).
+    "upstream-sign-in-reminders": {"task": "upstream-sign-in-reminders", "schedule": 60 * 60},
     # The API's kept answers to POSTs past their keeping (portal.api.idempotency).
     "api-sweep": {"task": "api-sweep", "schedule": 60 * 60},
 }

@@ -38,3 +38,29 @@ class Preferences(models.Model):
 
     def __str__(self) -> str:
         return f"Preferences of {self.user}"
+
+
+class LatestSignIn(models.Model):
+    """The upstream token of a user's latest sign-in, encrypted as jobs keep theirs
+    (portal.accounts.credentials), and when the service said it expires: what the user's API
+    tokens call the service with (portal.accounts.latest_sign_in). One row a user, renewed at
+    every sign-in, removed when staff end every session of the user."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+        related_name="latest_sign_in",
+    )  # fmt: skip
+    token = models.TextField(help_text="Encrypted; never shown.")
+    expires = models.DateTimeField(
+        null=True, help_text="As the service said; empty if it did not say."
+    )
+    signed_in = models.DateTimeField()
+    reminded_of = models.DateTimeField(
+        null=True, help_text="The expiry the user was last reminded of (one mail each)."
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=["expires"], name="latest_sign_in_expires")]
+
+    def __str__(self) -> str:
+        return f"Latest sign-in of {self.user}"

@@ -3,7 +3,8 @@ the passports they send, which is also the one the portal writes to them at; and
 are e-mailed the intake results of the passports they made (on until they turn it off).
 
 The rest of the portal asks here, never the row itself: `reply_address` for the passport mail
-form's default, `intake_mail_address` for the intake results' mail (portal.intake.notifying).
+form's default, `intake_mail_address` for the intake results' mail (portal.intake.notifying),
+`mail_address` for the portal's other mail to the user (portal.api.reminders).
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ def of(user: AbstractBaseUser) -> Preferences:
 def kept_address(user: AbstractBaseUser) -> str:
     """The address the user gave on their account's page, or "" if they gave none."""
     return Preferences.objects.filter(user=user).values_list("email", flat=True).first() or ""
+
+
+def mail_address(user: AbstractBaseUser) -> str:
+    """Where the portal writes to the user: the address they gave on their account's page, or
+    their account's; "" if it knows neither."""
+    return kept_address(user) or user.email or ""
 
 
 def intake_mail_address(user: AbstractBaseUser) -> str:

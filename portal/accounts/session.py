@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import HttpResponseClientRedirect
 
-from portal.accounts import credentials, throttle
+from portal.accounts import credentials, latest_sign_in, throttle
 from portal.assurance import records
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired, UnexpectedResponse
@@ -33,6 +33,7 @@ def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseU
     user = _mirror(username, _account_name(token))
     login(request, user)  # a new session key, with the one backend of the settings
     credentials.keep(request.session, authorization.token, authorization.expires)
+    latest_sign_in.keep(user, authorization.token, authorization.expires)
     return user
 
 
@@ -72,7 +73,12 @@ def _mirror(entered: str, username: str) -> AbstractBaseUser:
 
 
 def user_credentials(request: HttpRequest) -> BearerToken:
-    """The signed-in user's upstream credentials; AuthenticationRequired when there are none."""
+    """The signed-in user's upstream credentials; AuthenticationRequired when there are none.
+    A request made with one of the user's API tokens (`request.token_auth`, set by the API's
+    authentication with `request.user`) has no session: it acts with the token of the user's
+    latest sign-in, or raises UpstreamSignInNeeded (an AuthenticationRequired)."""
+    if getattr(request, "token_auth", False):
+        return latest_sign_in.credentials(request.user)
     token = credentials.bearer(request.session)
     if token is None:
         raise AuthenticationRequired()
@@ -84,13 +90,16 @@ def sign_out(request: HttpRequest) -> None:
 
 
 def end_every_session(user: AbstractBaseUser, request: HttpRequest) -> None:
-    """Ends every session `user` has, on its next request, and records that staff did it.
+    """Ends every session `user` has, on its next request, and records that staff did it. The
+    token of their latest sign-in is forgotten too: their API tokens no longer reach the service
+    until they sign in again.
 
     Users sign in through the Assurance service and have no password here (theirs is unusable),
     so a session is tied to that unusable password's hash, which Django checks on every
     request: a new one ends every session the user has."""
     user.set_unusable_password()
     user.save(update_fields=["password"])
+    latest_sign_in.forget(user)
     audit.record(audit.Kind.SESSIONS_ENDED, request, ended_for=user.get_username(),
                  ended_for_id=user.pk)  # fmt: skip
 

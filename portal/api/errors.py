@@ -20,6 +20,7 @@ from django.http import Http404, HttpRequest, JsonResponse
 from ninja import NinjaAPI
 from ninja.errors import HttpError, ValidationError
 
+from portal.accounts.latest_sign_in import UpstreamSignInNeeded
 from portal.api.tokens import Refused
 from portal.assurance.errors import (
     AssuranceError,
@@ -158,6 +159,8 @@ def _field_name(location: object) -> str:
 
 def from_service(error: AssuranceError) -> ApiError:
     """An error of the Assurance service as the API answers it."""
+    if isinstance(error, UpstreamSignInNeeded):  # ended, or forgotten: said in its own words
+        return ApiError(401, "upstream_sign_in_needed", error.message)
     if isinstance(error, AuthenticationRequired):
         return ApiError(401, "upstream_sign_in_needed", "The Assurance service no longer "
                         "accepts your last sign-in: sign in to the portal again, and then the "

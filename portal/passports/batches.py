@@ -25,7 +25,16 @@ def start(
     """The signed-in user's job making `count` passports of `passport` under the batch `key`: a
     new one, or the one this key started already (a failed one queued again, to go on where it
     stopped)."""
-    dedupe_key = f"{passport_batch.name}:{key}"
+    dedupe_key = _dedupe_key(key)
     title = f"{count} passports for {business_name}"
     params = {"batch": str(key), "count": count, "request": codec.to_mapping(passport)}
     return actions.start_job(request, passport_batch, title, params, dedupe_key)
+
+
+def job_of(request: HttpRequest, key: uuid.UUID) -> Job | None:
+    """The signed-in user's job of the batch `key`, if they started one."""
+    return Job.objects.filter(owner=request.user, dedupe_key=_dedupe_key(key)).first()
+
+
+def _dedupe_key(key: uuid.UUID) -> str:
+    return f"{passport_batch.name}:{key}"

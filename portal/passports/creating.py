@@ -6,6 +6,7 @@ sign-in ends as they send it, and given back in the form once they have signed i
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.http import HttpRequest
@@ -19,6 +20,7 @@ from portal.assurance.errors import (
     StatusNotValid,
     ValidationFailed,
 )
+from portal.jobs.models import Job
 from portal.passports import batches, contacts, making, pdfs
 from portal.passports.forms import PassportForm, harvest_year_of
 from portal.passports.models import Passport
@@ -56,33 +58,58 @@ def starting(request: HttpRequest) -> dict:
     return {**values, "submission": uuid.uuid4()}
 
 
+@dataclass(frozen=True, slots=True)
+class Made:
+    """What a valid form sent came to: its one passport (made now, or made or being made by a
+    first sending of the same key; None while a later sending makes it), or its batch's job."""
+
+    key: uuid.UUID
+    passport: Passport | None = None
+    job: Job | None = None
+
+
 def send(request: HttpRequest, form: PassportForm) -> str | PassportForm:
     """Where the form, valid, leads once sent (the passport's page, the page that waits for it,
     the batch's job), or the form again with the service's refusal. A form sent again (a double
     click) makes nothing more. When the sign-in has ended, keeps what was typed and raises
     AuthenticationRequired."""
-    if form.cleaned_data["loads"] > 1:
-        return _batch(request, form)
-    key = form.cleaned_data["submission"]
     try:
-        sending = making.make_once(request, key, form.passport_request())
+        made = make(request, form)
     except AuthenticationRequired:
         cache.set(_draft_key(request), _draft(form), DRAFT_SECONDS)
         raise
+    if isinstance(made, PassportForm):
+        return made
+    if made.job is not None:
+        return reverse("jobs:job", args=[made.job.pk])
+    return _where(made.passport, made.key)
+
+
+def make(request: HttpRequest, form: PassportForm) -> Made | PassportForm:
+    """The valid form's passport, made once for its key (and its PDF's job started), or its
+    batch's job; or the form again with the service's refusal. The page and the API make
+    passports here."""
+    key = form.cleaned_data["submission"]
+    if form.cleaned_data["loads"] > 1:
+        return Made(key, job=_batch(request, form))
+    try:
+        sending = making.make_once(request, key, form.passport_request())
+    except AuthenticationRequired:
+        raise  # not a refusal of the form: the sign-in has ended
     except AssuranceError as error:
         return _refused(request, form, error)
     if sending.made_now:
         pdfs.start(request, sending.passport.short_code)
-    return _where(sending.passport, key)
+    return Made(key, passport=sending.passport)
 
 
-def _batch(request: HttpRequest, form: PassportForm) -> str:
+def _batch(request: HttpRequest, form: PassportForm) -> Job:
     """The batch's job, started, or the one this form started already (a failed one goes on
     where it stopped: its passports made stay made, and are not made again)."""
     business_name = form.chosen_membership.business_name if form.chosen_membership else ""
-    job = batches.start(request, form.cleaned_data["submission"], form.passport_request(),
-                        form.cleaned_data["loads"], business_name or "your membership")  # fmt: skip
-    return reverse("jobs:job", args=[job.pk])
+    data = form.cleaned_data
+    return batches.start(request, data["submission"], form.passport_request(), data["loads"],
+                         business_name or "your membership")  # fmt: skip
 
 
 def _where(passport: Passport | None, key: uuid.UUID) -> str:
