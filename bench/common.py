@@ -439,8 +439,10 @@ class NoAnswer(RuntimeError):
     page never does alone."""
 
 
-def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_bytes: int) -> Load:
-    """`wrk` against `url` with the session's cookie. Refuses a run with an error, an answer
+def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_bytes: int,
+        headers: Sequence[str] = ()) -> Load:  # fmt: skip
+    """`wrk` against `url` with the session's cookie (none if blank) and `headers` ("Name:
+    value"). Refuses a run with an error, an answer
     that is not a 2xx, or fewer bytes than `body_bytes` an answer: a redirect to sign-in (a 3xx)
     cannot pass for speed.
 
@@ -450,7 +452,9 @@ def wrk(url: str, cookie: str, label: str, connections: int, seconds: int, body_
     throughput halves (seen here: the home page at 650 or 1,550 a second, run to run)."""
     command = ["wrk", f"--connections={connections}", f"--threads={min(connections, 2)}",
                f"--duration={seconds}s", "--latency", "--timeout=10s",
-               f"--header=Cookie: {cookie}", "--header=Connection: close", url]  # fmt: skip
+               *(f"--header={header}" for header in [*([f"Cookie: {cookie}"] if cookie else []),
+                                                     *headers]),
+               "--header=Connection: close", url]  # fmt: skip
     output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
     requests = int(re.search(r"(\d+) requests in", output)[1])
     if requests == 0:
