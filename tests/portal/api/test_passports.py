@@ -295,6 +295,13 @@ class TestUpstreamSignIn:
         assert answer.json()["error"]["code"] == "upstream_sign_in_needed"
         assert "sign in to the portal again" in answer.json()["error"]["message"]
 
+    def test_once_its_key_is_dropped_the_kept_token_needs_a_sign_in(self, token, settings):
+        settings.PORTAL_TOKEN_KEY, settings.PORTAL_TOKEN_KEY_FALLBACKS = "another-key-" * 6, []
+        cache.clear()  # no memberships kept from before
+        answer = got(PASSPORTS, token)
+        assert answer.status_code == 401
+        assert answer.json()["error"]["code"] == "upstream_sign_in_needed"
+
     def test_when_staff_end_every_session_the_token_needs_a_sign_in(self, token, upstream_sandbox):
         from tests.portal.accounts.helpers import signed_in_staff
 
