@@ -12,9 +12,7 @@ import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from portal.accounts.models import LatestSignIn
@@ -100,16 +98,6 @@ class TestTheList:
         assert codes_of(got(PASSPORTS, token, updated_since=later.isoformat())) == []
         third = made_here()
         assert codes_of(got(PASSPORTS, token, cursor=rest["next_cursor"])) == [third]
-
-    def test_a_page_of_many_takes_as_many_queries_as_a_page_of_one(self, token):
-        made_here()
-        got(PASSPORTS, token)  # the memberships kept, the token's use written
-        with CaptureQueriesContext(connection) as one:
-            assert len(codes_of(got(PASSPORTS, token))) == 1
-        made_here(), made_here(), wenham_made_here()
-        with CaptureQueriesContext(connection) as four:
-            assert len(codes_of(got(PASSPORTS, token))) == 4
-        assert len(four) == len(one), [query["sql"] for query in four]
 
     def test_a_site_s_latest_load_is_shown(self, token):
         code = made_here()
