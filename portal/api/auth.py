@@ -16,8 +16,8 @@ minute, or past FAILURES_PER_MINUTE refused tokens from one client address (toke
 guessed). A token's `last_used` is written at most every few minutes (portal.api.tokens.used).
 
 What a token reaches beyond its scopes is its owner's: a route looks a thing up among its
-user's or its site's (`owned_site`, and each app's own rules), and answers 404 for anything
-else, as the pages do.
+user's or its site's (portal.api.intake.sites_of; each app's own rules, as its pages apply
+them), and answers 404 for anything else, as the pages do.
 """
 
 from __future__ import annotations

@@ -11,12 +11,12 @@ read as some other place in the list.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.core import signing
 from django.db.models import Model, Q, QuerySet
 from ninja import Field, Schema
-from pydantic import AwareDatetime
+from pydantic import AwareDatetime, field_validator
 
 from portal.api.errors import ApiError
 
@@ -32,6 +32,15 @@ class ListQuery(Schema):
     updated_since: AwareDatetime | None = Field(
         None, description="Only what changed at or after this time (ISO 8601, with its offset)."
     )
+
+    @field_validator("updated_since")
+    @classmethod
+    def in_utc(cls, value: datetime | None) -> datetime | None:
+        """The time in UTC: the database takes offsets of at most 15:59 hours."""
+        try:
+            return value.astimezone(UTC) if value is not None else None
+        except OverflowError:
+            raise ValueError("This time is out of the range of times.") from None
 
 
 @dataclass(frozen=True)

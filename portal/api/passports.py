@@ -11,6 +11,7 @@ passports of the memberships they are a contact of now; any other is not found (
   them (portal.passports.creating: the same rules, the same job);
 - GET  /passports/batches/{batch}: a batch's job and the passports it has made so far;
 - GET  /passports/{code}/pdf: its PDF; 202 while the PDF's job fetches it (started if none is);
+  POST asks for it again after a fetch that failed;
 - POST /passports/{code}/mail: sent by e-mail, as the passport's mail form sends it.
 """
 
@@ -351,15 +352,32 @@ PDF_ANSWER = {
             response=answers() | {202: JobOut},
             openapi_extra={"responses": {200: PDF_ANSWER}})  # fmt: skip
 def pdf(request: HttpRequest, code: str) -> HttpResponse:
-    """The PDF, once its job has fetched it; until then 202 with the job, started if the user
-    has none under way or done (or theirs failed), with `Retry-After`."""
+    """The PDF, once its job has fetched it; until then 202 with the job (started if the user
+    has none), with `Retry-After`. A fetch that failed is 422 with its reason, until the PDF is
+    asked for again (POST)."""
     found = _passport(request, code)
     job = pdfs.latest(request, found.short_code)
     if job is not None and job.state == Job.State.DONE:
         audit.record(audit.Kind.PDF_DOWNLOADED, request, code=audit.code_hash(found.short_code))
         return result_response(job)
-    if job is None or job.state in (Job.State.FAILED, Job.State.CANCELLED):
+    if job is not None and job.state == Job.State.FAILED:
+        raise ApiError(422, "pdf_not_fetched", f"{job.message} Ask for it again with a POST to "
+                       "this address.")  # fmt: skip
+    if job is None or job.state == Job.State.CANCELLED:
         job = pdfs.start(request, found.short_code)
+    return _fetching(job)
+
+
+@router.post("/{code}/pdf", auth=READ, url_name="passport-pdf-again",
+             response=answers() | {202: JobOut})  # fmt: skip
+@idempotent
+def pdf_again(request: HttpRequest, code: str) -> HttpResponse:
+    """Asks for the PDF (again, after a fetch that failed), as the passport's page does."""
+    found = _passport(request, code)
+    return _fetching(pdfs.start(request, found.short_code))
+
+
+def _fetching(job: Job) -> HttpResponse:
     response = JsonResponse(_job(job), status=202)
     response["Retry-After"] = str(PDF_WAIT_SECONDS)
     return response

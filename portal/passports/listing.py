@@ -53,13 +53,14 @@ def narrowed(passports: QuerySet[Passport], filters: dict[str, Any]) -> QuerySet
 
 
 def for_rows(passports: QuerySet[Passport]) -> QuerySet[Passport]:
-    """What the list's rows show of each passport (not its whole record), who made it, and its
-    latest load's net weight and decision at intake (`intake_net_kg`, `intake_decision`, None
-    without one), in the same query."""
+    """What the list's rows (and the API's list) show of each passport (not its whole record),
+    who made it, and its latest load's net weight and decision at intake (`intake_net_kg`,
+    `intake_decision`, None without one), in the same query."""
     latest = _loads().objects.filter(passport=OuterRef("pk")).order_by("-created", "-pk")
     return passports.select_related("made_by").only(
-        "short_code", "site_guid", "business_name", "crop_type", "variety", "loading_date",
-        "harvest_year", "haulier_company_name", "origin", "created", "made_by__username",
+        "short_code", "membership_guid", "site_guid", "business_name", "crop_type", "variety",
+        "loading_date", "harvest_year", "haulier_company_name", "origin", "created",
+        "made_by__username",
     ).annotate(
         intake_net_kg=Subquery(latest.values("net_kg")[:1]),
         intake_decision=Subquery(latest.values("decision")[:1]),

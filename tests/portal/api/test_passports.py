@@ -12,10 +12,12 @@ import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
 from portal.accounts.models import LatestSignIn
+from portal.assurance.service import client as service
 from portal.jobs.models import Job
 from portal.passports.models import Passport
 from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE, WENHAM
@@ -52,6 +54,19 @@ def posted(address: str, token: str, body: dict, key: str | None = None):
 def codes_of(response) -> list[str]:
     assert response.status_code == 200, response.content
     return [item["short_code"] for item in response.json()["items"]]
+
+
+def queries_of(call) -> int:
+    """How many queries `call` sends the database."""
+    sent = []
+
+    def count(execute, sql, params, many, context):
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
+        assert call().status_code == 200
+    return len(sent)
 
 
 def a_load_of_wheat(**changed: object) -> dict:
@@ -98,6 +113,14 @@ class TestTheList:
         assert codes_of(got(PASSPORTS, token, updated_since=later.isoformat())) == []
         third = made_here()
         assert codes_of(got(PASSPORTS, token, cursor=rest["next_cursor"])) == [third]
+
+    def test_a_longer_page_asks_the_database_no_more(self, token):
+        made_here()
+        got(PASSPORTS, token)  # the token's first use, and the memberships, kept
+        one = queries_of(lambda: got(PASSPORTS, token))
+        for _ in range(4):
+            made_here()
+        assert queries_of(lambda: got(PASSPORTS, token)) == one
 
     def test_a_site_s_latest_load_is_shown(self, token):
         code = made_here()
@@ -208,6 +231,28 @@ class TestPdfAndMail:
         assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf"
         assert b"".join(pdf.streaming_content).startswith(b"%PDF")
 
+    def test_a_fetch_that_failed_says_why_until_it_is_asked_again(self, token, settings):
+        code = made_here()
+        assert got(f"{PASSPORTS}/{code}/pdf", token).status_code == 202
+        settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"  # nothing answers there
+        service.cache_clear()
+        assert run_queued("passport-pdf").state == "failed"
+        failed = got(f"{PASSPORTS}/{code}/pdf", token)
+        assert failed.status_code == 422
+        assert failed.json()["error"]["code"] == "pdf_not_fetched"
+        assert "did not answer" in failed.json()["error"]["message"]
+        settings.ASSURANCE_BASE_URL = self.sandbox_url
+        service.cache_clear()
+        cache.clear()  # the outage the client remembers
+        again = posted(f"{PASSPORTS}/{code}/pdf", token, {})
+        assert again.status_code == 202 and again.json()["state"] == "queued"
+        run_queued("passport-pdf")
+        assert got(f"{PASSPORTS}/{code}/pdf", token).status_code == 200
+
+    @pytest.fixture(autouse=True)
+    def _sandbox_url(self, upstream_sandbox) -> None:
+        self.sandbox_url = upstream_sandbox.url
+
     def test_it_is_sent_by_e_mail_by_the_form_s_job(self, token, mail_server):
         code = made_here()
         sent = posted(f"{PASSPORTS}/{code}/mail", token,
@@ -249,6 +294,13 @@ class TestUpstreamSignIn:
         assert answer.status_code == 401
         assert answer.json()["error"]["code"] == "upstream_sign_in_needed"
         assert "sign in to the portal again" in answer.json()["error"]["message"]
+
+    def test_once_its_key_is_dropped_the_kept_token_needs_a_sign_in(self, token, settings):
+        settings.PORTAL_TOKEN_KEY, settings.PORTAL_TOKEN_KEY_FALLBACKS = "another-key-" * 6, []
+        cache.clear()  # no memberships kept from before
+        answer = got(PASSPORTS, token)
+        assert answer.status_code == 401
+        assert answer.json()["error"]["code"] == "upstream_sign_in_needed"
 
     def test_when_staff_end_every_session_the_token_needs_a_sign_in(self, token, upstream_sandbox):
         from tests.portal.accounts.helpers import signed_in_staff
