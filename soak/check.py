@@ -64,6 +64,8 @@ class Checked:
     service_extra: Finding = field(default_factory=Finding)
     failed_in_words: Counter = field(default_factory=Counter)  # a job's message: how many
     finished: dict[int, float] = field(default_factory=dict)  # job id: when it was done
+    # Webhooks to the receiver's endpoint: events committed, and deliveries the receiver took.
+    webhooks: dict[str, int] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         return {name: getattr(self, name).count
@@ -191,6 +193,7 @@ def check(
 
 
 def _check_webhooks(checked: Checked, deliveries: list[dict], taken: list[dict]) -> None:
+    checked.webhooks = {"events": len(deliveries), "taken": len(taken)}
     ids = Counter(one["headers"].get("webhook-id", "") for one in taken)
     changes: dict[str, set[str]] = defaultdict(set)  # a change (the body but its time): its ids
     for one in taken:

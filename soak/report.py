@@ -32,6 +32,9 @@ HITS = {
     "worker-kill": ("batch",),
     "worker-term": ("batch",),
     "beat-kill": ("batch",),
+    # The receiver's own recovery is what the check counts (webhooks lost): the portal's work
+    # that emits events goes on meanwhile.
+    "webhook-receiver-kill": ("single",),
 }
 
 
@@ -114,6 +117,7 @@ def build(
                 "outside": [r for r in requests if not in_a_window(r, faults)][:20]},
         "worker_memory_kib": memory,
         "postgres_connections_peak": peak_connections,
+        "webhooks": checked.webhooks,
         "ended_on_their_own": [{"at": at, "process": name, "status": status}
                                for at, name, status in crashed],
     }  # fmt: skip
@@ -157,6 +161,11 @@ def show(report: dict[str, Any]) -> None:
         [name, f"{m['start'] / 1024:.0f}", f"{m['end'] / 1024:.0f}"] for name, m in memory.items()
     ])  # fmt: skip
     print(f"\nPostgreSQL connections at their peak: {report['postgres_connections_peak']}")
+    hooks = report.get("webhooks") or {}
+    print(
+        f"Webhooks: {hooks.get('events', 0)} events for the receiver's endpoint, "
+        f"{hooks.get('taken', 0)} deliveries it took (retries under the same id included)"
+    )
     ended = report["ended_on_their_own"]
     print(f"Processes that ended on their own (started again, as systemd would): {len(ended)}"
           + "".join(f"\n  {e['process']} (exit status {e['status']})" for e in ended))  # fmt: skip

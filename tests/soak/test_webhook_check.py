@@ -33,6 +33,7 @@ def test_each_event_taken_once_or_retried_under_its_id_counts_nothing(tmp_path: 
     deliveries = [delivery("msg_a"), delivery("msg_b"), delivery("msg_c", url="https://x/")]
     found = checked(deliveries, [taken("msg_a", 1), taken("msg_a", 1), taken("msg_b", 2)], tmp_path)
     assert found.counts() == {"lost": 0, "doubled": 0, "stuck": 0, "unexpected": 0}
+    assert found.webhooks == {"events": 2, "taken": 3}
 
 
 def test_lost_unexpected_and_doubled_are_each_counted(tmp_path: Path):
