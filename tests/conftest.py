@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from pytest_httpserver import HTTPServer
 
 from portal.assurance import service
 from scripts import servers
@@ -240,3 +241,14 @@ def passport_keys(settings, tmp_path_factory: pytest.TempPathFactory) -> Path:
     add_key(folder, datetime(2020, 1, 1, tzinfo=UTC), settings.PORTAL_SIGNED_PASSPORT_DAYS)
     settings.PORTAL_PASSPORT_KEYS_DIR = str(folder)
     return folder
+
+
+@pytest.fixture
+def receiver() -> Iterator[HTTPServer]:
+    """A webhooks' receiver of the test's own on 127.0.0.1 (pytest-httpserver: it answers as a
+    test tells it to, faults included); the portal reaches it where a test allows loopback."""
+    server = HTTPServer(host=servers.LOOPBACK, port=0)
+    server.start()
+    yield server
+    server.clear()
+    server.stop()

@@ -56,6 +56,19 @@ def decrypt(ciphertext: str) -> str | None:
         return None
 
 
+def seal(data: bytes) -> bytes:
+    """`data` encrypted as tokens are: for answers kept that may hold a secret."""
+    return _cipher().encrypt(data)
+
+
+def unseal(sealed: bytes) -> bytes | None:
+    """What `seal` sealed, or None when it is unreadable (as after a change of key)."""
+    try:
+        return _cipher().decrypt(sealed)
+    except (InvalidToken, ValueError):
+        return None
+
+
 def keep(session: SessionBase, token: str, expires: datetime | None) -> None:
     session[TOKEN_KEY] = encrypt(token)
     session[EXPIRES_KEY] = expires.isoformat() if expires else None

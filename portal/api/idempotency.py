@@ -30,6 +30,7 @@ from django.http.response import HttpResponseBase
 from django.utils import timezone
 from ninja.decorators import decorate_view
 
+from portal.accounts import credentials
 from portal.api import tokens
 from portal.api.auth import found
 from portal.api.errors import error_response
@@ -80,7 +81,8 @@ def _once(
     if response.status_code >= 500 or response.status_code in NOT_KEPT or response.streaming:
         claimed.delete()
         return response
-    claimed.status, claimed.body = response.status_code, bytes(response.content)
+    # Sealed: an answer may hold a secret shown once (a webhook endpoint's).
+    claimed.status, claimed.body = response.status_code, credentials.seal(response.content)
     claimed.content_type = response.get("Content-Type", "")[:100]
     claimed.save(update_fields=["status", "body", "content_type"])
     return response
@@ -119,7 +121,13 @@ def _claim(token: Token, key: str, fingerprint: str) -> KeptAnswer | HttpRespons
 
 
 def _replayed(kept: KeptAnswer) -> HttpResponse:
-    response = HttpResponse(bytes(kept.body), status=kept.status, content_type=kept.content_type)
+    body = credentials.unseal(bytes(kept.body))
+    if body is None:
+        return error_response(422, "idempotency_answer_unreadable", "The answer kept for this "
+                              "Idempotency-Key can no longer be read (the portal's keys were "
+                              "changed): check what the first request did before sending it "
+                              "again with a new key.")  # fmt: skip
+    response = HttpResponse(body, status=kept.status, content_type=kept.content_type)
     response[REPLAYED] = "true"
     return response
 

@@ -74,7 +74,8 @@ class KeptAnswer(models.Model):
     """The answer to a POST sent with an `Idempotency-Key` by a token: given again to the same
     key and body, refused to the same key with another body (portal.api.idempotency). A row
     without a status is a request still being answered. Swept once older than
-    PORTAL_API_IDEMPOTENCY_HOURS."""
+    PORTAL_API_IDEMPOTENCY_HOURS. The body is sealed (portal.accounts.credentials): an answer may
+    hold a secret shown once."""
 
     token = models.ForeignKey(Token, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)

@@ -13,7 +13,6 @@ from portal.outbox import delivering
 from portal.outbox.models import Delivery
 from tests.e2e.conftest import assert_accessible
 from tests.portal.outbox.builders import LOOPBACK_NETWORKS, verified
-from tests.portal.outbox.conftest import receiver  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +20,7 @@ pytestmark = pytest.mark.browser
 def test_the_grower_adds_an_endpoint_and_sees_a_test_event_delivered(
     signed_in_page: Page,
     portal_url: str,
-    receiver,  # noqa: F811
+    receiver,
     settings,
 ):
     settings.PORTAL_WEBHOOK_ALLOWED_NETWORKS = LOOPBACK_NETWORKS

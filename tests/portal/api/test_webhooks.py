@@ -4,9 +4,8 @@ sends a test event and reads its delivery log; a refused address says why and ch
 an endpoint of anyone else, or a token without the scope, reaches nothing.
 
 Whose endpoints a user's token reaches is asked of the service (the memberships its user is a
-contact of) with the upstream token of the user's latest sign-in, which the portal keeps once
-branch `upstream` (issue 38) is in: until then the service is not asked (401
-`upstream_sign_in_needed`), and the tests that need it are skipped, saying so."""
+contact of) with the upstream token of the user's latest sign-in
+(portal.accounts.latest_sign_in)."""
 
 from __future__ import annotations
 
@@ -15,12 +14,12 @@ import json
 import pytest
 from django.test import Client
 
+from portal.api.models import KeptAnswer
 from portal.outbox import delivering
 from portal.outbox.models import Delivery, Endpoint
 from tests.demo import HOLLOWFIELD, WENHAM
 from tests.portal.api.builders import bearer, made_on_the_page
 from tests.portal.outbox.builders import LOOPBACK_NETWORKS, an_endpoint, verified
-from tests.portal.outbox.conftest import receiver  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -30,19 +29,9 @@ def loopback_allowed(settings) -> None:
     settings.PORTAL_WEBHOOK_ALLOWED_NETWORKS = LOOPBACK_NETWORKS
 
 
-UPSTREAM_NEEDED = "a user's token reaches the service once the upstream tokens are kept"
-
-
-def reaching_the_service(token: str) -> str:
-    answer = got("/endpoints", token)
-    if answer.status_code == 401 and answer.json()["error"]["code"] == "upstream_sign_in_needed":
-        pytest.skip(UPSTREAM_NEEDED)
-    return token
-
-
 @pytest.fixture
 def token(grower: Client) -> str:
-    return reaching_the_service(made_on_the_page(grower))
+    return made_on_the_page(grower)
 
 
 def posted(address: str, token: str, body: dict | None = None, key: str = "k-1"):
@@ -57,7 +46,7 @@ def got(address: str, token: str):
 
 def test_the_grower_registers_an_endpoint_and_sees_a_test_event_delivered(
     token,
-    receiver,  # noqa: F811
+    receiver,
 ):
     receiver.expect_request("/in", method="POST").respond_with_data("")
     made = posted("/endpoints", token, {"owner": f"business-{HOLLOWFIELD}",
@@ -116,7 +105,7 @@ def test_an_unknown_field_is_refused_with_its_name(grower):
 
 def test_an_endpoint_of_anyone_else_is_not_found(grower, partner):
     theirs, _ = an_endpoint("http://127.0.0.1:9/", membership_guid=WENHAM)
-    partners = reaching_the_service(made_on_the_page(partner))
+    partners = made_on_the_page(partner)
     assert got(f"/endpoints/{theirs.pk}", partners).status_code == 404
     assert posted(f"/endpoints/{theirs.pk}/disable", partners).status_code == 404
     assert got("/endpoints", partners).json()["items"] == []
@@ -127,3 +116,15 @@ def test_a_token_without_the_scope_reaches_nothing(grower):
     reader = made_on_the_page(grower, scopes=["passports:read"])
     assert got("/endpoints", reader).status_code == 403
     assert got("/endpoints", "").status_code == 401
+
+
+def test_a_secret_shown_once_is_not_kept_readable_with_the_answer_given_again(token, receiver):
+    body = {"owner": f"business-{HOLLOWFIELD}", "url": receiver.url_for("/in"),
+            "event_types": ["passport.created"]}  # fmt: skip
+    made = posted("/endpoints", token, body, key="secret-1")
+    secret = made.json()["secret"]
+    kept = KeptAnswer.objects.get(key="secret-1")
+    assert secret.encode() not in bytes(kept.body)
+    again = posted("/endpoints", token, body, key="secret-1")
+    assert again["Idempotent-Replayed"] == "true" and again.json()["secret"] == secret
+    assert Endpoint.objects.count() == 1
