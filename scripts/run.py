@@ -116,6 +116,17 @@ def _sandbox_lookup_account() -> dict[str, str]:
     }
 
 
+def _said_if_stopped(receiver: subprocess.Popen, port: int) -> bool:
+    """Whether the webhook receiver has stopped, saying so and how to start it again."""
+    if receiver.poll() is None:
+        return False
+    again = (f"{sys.executable} -m scripts.webhook_receiver --port {port} "
+             f"--folder {WEBHOOKS_DIR}")  # fmt: skip
+    print(f"The webhook receiver stopped: the portal tries its deliveries again later. Start it "
+          f"again with\n  {again}", file=sys.stderr, flush=True)  # fmt: skip
+    return True
+
+
 def main() -> int:
     sandbox_port = int(os.environ.get("SANDBOX_PORT", "8001"))
     portal_port = int(os.environ.get("PORTAL_PORT", "8000"))
@@ -156,9 +167,13 @@ def main() -> int:
         print_addresses(portal.endpoint("/"), sandbox.endpoint("/"), mail_port, intake_demo,
                         env["PORTAL_DEVELOPMENT_WEBHOOK_URL"])  # fmt: skip
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        while all(p.poll() is None for p in processes.values()):
+        # The rest goes on without the receiver: its deliveries are tried again once it is back.
+        needed = {name: p for name, p in processes.items() if name != "webhook receiver"}
+        said = False
+        while all(p.poll() is None for p in needed.values()):
+            said = said or _said_if_stopped(processes["webhook receiver"], webhook_port)
             time.sleep(0.5)
-        stopped = [name for name, p in processes.items() if p.poll() is not None]
+        stopped = [name for name, p in needed.items() if p.poll() is not None]
         print(f"Stopped: {', '.join(stopped)}; stopping the rest.", file=sys.stderr)
         return 1
     except RuntimeError as error:  # a server that did not start

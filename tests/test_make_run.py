@@ -74,9 +74,23 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
                             timeout=10).json()["keys"]  # fmt: skip
         private_keys = (tmp_path / "make-run-keys").glob("*.pem")
         assert [key["kid"] for key in keys] == [private.stem for private in private_keys]
+        _receiver_stopped_leaves_the_rest_up(started, output, run, portal_port)
     finally:
         os.killpg(run.pid, signal.SIGTERM)
         run.wait(timeout=30)
+
+
+def _receiver_stopped_leaves_the_rest_up(
+    started: str, output: _Output, run: subprocess.Popen, portal_port: int
+) -> None:
+    """A person stops the webhook receiver to see deliveries tried again: the rest goes on."""
+    port = re.search(r"a receiver at http://127\.0\.0\.1:(\d+)/", started)[1]
+    subprocess.run(["pkill", "-f", f"scripts.webhook_receiver --port {port} "], check=True)
+    said = output.wait_for("The webhook receiver stopped", seconds=10)
+    assert f"scripts.webhook_receiver --port {port} --folder" in said
+    assert run.poll() is None, output.text()
+    sign_in = requests.get(f"http://127.0.0.1:{portal_port}/accounts/sign-in/", timeout=10)
+    assert sign_in.status_code == 200
 
 
 def test_an_intake_demo_that_cannot_be_loaded_is_said_and_the_rest_goes_on(capsys):
