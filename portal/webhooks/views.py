@@ -19,6 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from portal.accounts import credentials
 from portal.lib.htmx import wants_fragment
 from portal.outbox import endpoints, events
 from portal.outbox.models import Delivery
@@ -52,7 +53,7 @@ def new(request: HttpRequest) -> HttpResponse:
     data = form.cleaned_data
     made, secret = endpoints.register(form.chosen_owner.owner, data["url"], data["event_types"],
                                       data["description"], request.user)  # fmt: skip
-    request.session[SECRET_SHOWN.format(pk=made.pk)] = secret
+    _to_show_once(request, made.pk, secret)
     return redirect("webhooks:endpoint", made.pk)
 
 
@@ -68,7 +69,7 @@ def endpoint(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "endpoint": found, "owner_name": access.owner_name(found), "log": log,
         "waiting": any(d.state == Delivery.State.PENDING for d in log),
-        "secret": request.session.pop(SECRET_SHOWN.format(pk=pk), ""),
+        "secret": _shown_once(request, pk),
         "failed_since_form": FailedSinceForm(initial={"since": timezone.localdate()}),
     }  # fmt: skip
     template = "webhooks/endpoint.html"
@@ -94,7 +95,7 @@ def send_test(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def roll(request: HttpRequest, pk: int) -> HttpResponse:
     found = access.endpoint_of(request, pk)
-    request.session[SECRET_SHOWN.format(pk=pk)] = endpoints.roll_secret(found)
+    _to_show_once(request, pk, endpoints.roll_secret(found))
     return redirect("webhooks:endpoint", pk)
 
 
@@ -163,3 +164,13 @@ def _owned_by(endpoint: object, choice: access.Choice) -> bool:
     if owner.site_id:
         return endpoint.site_id == owner.site_id
     return endpoint.site_id is None and endpoint.membership_guid == owner.membership_guid
+
+
+def _to_show_once(request: HttpRequest, pk: int, secret: str) -> None:
+    """Keeps a new secret for the endpoint's page to show, once: sealed, as the session's row
+    is readable to anyone who reads the database."""
+    request.session[SECRET_SHOWN.format(pk=pk)] = credentials.encrypt(secret)
+
+
+def _shown_once(request: HttpRequest, pk: int) -> str:
+    return credentials.decrypt(request.session.pop(SECRET_SHOWN.format(pk=pk), "")) or ""

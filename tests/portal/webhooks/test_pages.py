@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.models import Session
 from django.test import Client
 
 from portal.outbox.models import Delivery, Endpoint
@@ -40,8 +42,10 @@ def test_the_grower_registers_an_endpoint_and_sees_its_secret_once(grower):
     assert response.status_code == 302 and response["Location"] == f"/webhooks/{endpoint.pk}/"
     assert (endpoint.membership_guid, endpoint.url) == (HOLLOWFIELD, ADDRESS)
     assert endpoint.event_types == ["intake.load.recorded", "passport.created"]
+    waiting = Session.objects.get(pk=grower.session.session_key).session_data
     shown = grower.get(f"/webhooks/{endpoint.pk}/").content.decode()
     secret = re.search(r"whsec_[A-Za-z0-9+/=]+", shown)[0]
+    assert secret not in SessionStore().decode(waiting).values()  # sealed while it waited
     assert endpoint.signing_secrets() == [secret]
     assert secret not in endpoint.secret  # kept encrypted
     assert "whsec_" not in grower.get(f"/webhooks/{endpoint.pk}/").content.decode()
