@@ -49,10 +49,10 @@ from portal.intake.loads import Figures
 from portal.intake.models import IntakeSite, Load, LoadEntry, ResultMail
 from portal.jobs import actions
 from portal.jobs.models import Job
-from portal.jobs.tasks import Progress, WorkFailed
+from portal.jobs.tasks import MailingTask, Progress, WorkFailed
 from portal.lib.quoting import quoted
 from portal.passports.mail_message import message_id
-from portal.passports.tasks import MailingTask, hand_to_mail_server
+from portal.passports.tasks import hand_to_mail_server
 
 TOLD = (LoadEntry.Kind.RECORDED, LoadEntry.Kind.CORRECTED)
 

@@ -181,6 +181,21 @@ class JobTask(DjangoTask):
     outcome_template = ""
 
 
+class MailingTask(JobTask):
+    """A job that hands mail to the mail server: tried again as the portal's mail is
+    (PORTAL_MAIL_TRIES, PORTAL_MAIL_RETRY_SECONDS)."""
+
+    running = "sending"
+
+    @property
+    def tries(self) -> int:
+        return settings.PORTAL_MAIL_TRIES
+
+    @property
+    def first_wait(self) -> int:
+        return settings.PORTAL_MAIL_RETRY_SECONDS
+
+
 def _claim(job_id: int) -> Job | None:
     """The job, marked running, or None if it is not there to run."""
     now = timezone.now()

@@ -18,23 +18,14 @@ from portal.accounts import preferences
 from portal.assurance.client import Credentials
 from portal.jobs import actions
 from portal.jobs.models import Job
-from portal.jobs.tasks import JobTask, Progress, TryAgain, WorkFailed
+from portal.jobs.tasks import MailingTask, Progress, TryAgain, WorkFailed
 from portal.outbox.models import Endpoint
 
 KIND = "webhook-disabled-mail"
 
 
-class DisabledMailTask(JobTask):
-    running = "sending"
+class DisabledMailTask(MailingTask):
     acts_as_owner = False
-
-    @property
-    def tries(self) -> int:
-        return settings.PORTAL_MAIL_TRIES
-
-    @property
-    def first_wait(self) -> int:
-        return settings.PORTAL_MAIL_RETRY_SECONDS
 
 
 @shared_task(base=DisabledMailTask, name=KIND)

@@ -33,7 +33,15 @@ from portal.assurance.errors import (
 from portal.assurance.service import client
 from portal.audit import events as audit
 from portal.jobs.models import Job
-from portal.jobs.tasks import JobCancelled, JobTask, Progress, ResultFile, TryAgain, WorkFailed
+from portal.jobs.tasks import (
+    JobCancelled,
+    JobTask,
+    MailingTask,
+    Progress,
+    ResultFile,
+    TryAgain,
+    WorkFailed,
+)
 from portal.lib.bounded import in_order
 from portal.operations import recording
 from portal.passports import announcing, mail_message, making, manifests, packing
@@ -227,21 +235,6 @@ def pdf_job_key(short_code: str) -> str:
 
 
 # --- passports sent by e-mail ---------------------------------------------------------------------
-
-
-class MailingTask(JobTask):
-    """A job that hands mail to the mail server: tried again as the portal's mail is
-    (PORTAL_MAIL_TRIES, PORTAL_MAIL_RETRY_SECONDS)."""
-
-    running = "sending"
-
-    @property
-    def tries(self) -> int:
-        return settings.PORTAL_MAIL_TRIES
-
-    @property
-    def first_wait(self) -> int:
-        return settings.PORTAL_MAIL_RETRY_SECONDS
 
 
 class MailTask(MailingTask):
