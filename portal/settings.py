@@ -232,9 +232,9 @@ INSTALLED_APPS = [
 
 # Every browser feature off (django-permissions-policy). Passports' QR codes are read by a
 # phone's own camera app, which opens the look-up page; only the pages with a Scan button read
-# them themselves (the intake check, a clerk's site and Record a load, the offline checker and
+# them themselves (the gate check, a clerk's site and Record a load, the offline checker and
 # a signed code's page), and allow the camera (and autoplay, to show its picture) for themselves
-# alone (`with_the_camera`, portal/passports/views/intake.py). A page that comes to need a
+# alone (`with_the_camera`, portal/passports/views/camera.py). A page that comes to need a
 # feature allows it with `permissions_policy_override`.
 PERMISSIONS_POLICY: dict[str, list[str]] = {
     feature: []
@@ -281,7 +281,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "portal.accounts.navigation.links",
-                # `intake_clerk`: the header's Intake link, the intake check's Record links.
+                # `intake_clerk`: the header's Intake link, the gate check's Record links.
                 "portal.intake.clerkship.clerk",
             ],
         },
