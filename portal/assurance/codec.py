@@ -31,7 +31,7 @@ import defusedxml.ElementTree as SafeElementTree
 import msgspec
 from defusedxml import DefusedXmlException
 
-from portal.assurance.records import WireDateTime, XmlItems
+from portal.assurance.records import Record, WireDateTime, XmlItems
 
 XSI_NIL = "{http://www.w3.org/2001/XMLSchema-instance}nil"
 
@@ -294,6 +294,13 @@ def _decode_wire_type(expected: type, value: Any) -> Any:
     if expected is not WireDateTime or not isinstance(value, str):
         raise TypeError(f"expected a date-time in a string, not {type(value).__name__}")
     return parse_datetime(value)
+
+
+# msgspec works out how to decode a type when the first decoder of it is made, and two threads
+# doing that at once for one type can crash the process (msgspec 0.22; the threads that fetch a
+# scheme's sections at once did). So each record's is worked out here, at import, in one thread.
+for _record_type in Record.__subclasses__():
+    _json_decoder(_record_type)
 
 
 def _load_json(body: bytes | str, record_type: type) -> dict:

@@ -7,6 +7,8 @@ decisions.md, not produced by the codec, so the codec and the sandbox cannot agr
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -766,6 +768,36 @@ def test_the_fast_path_and_the_tolerant_walk_give_equal_records(name: str) -> No
 def test_a_section_the_codec_wrote_is_decoded_by_msgspec() -> None:
     section = decoded("section", Format.XML)
     assert decode(encode(section, Format.JSON), SectionData, Format.JSON) == section
+
+
+# A process that reads the codec afresh, again and again, each time decoding a section in four
+# threads at once, as the portal's threads that fetch a scheme's sections do.
+FIRST_DECODES_IN_THREADS = """
+import sys, threading
+body = open(sys.argv[1], "rb").read()
+for _ in range(150):
+    for name in [name for name in sys.modules if name.startswith("portal.assurance")]:
+        del sys.modules[name]  # records of new types, that msgspec has never seen
+    from portal.assurance import codec, records
+    start = threading.Barrier(4)
+    def decode():
+        start.wait()
+        codec.decode(body, records.SectionData, codec.Format.JSON)
+    threads = [threading.Thread(target=decode) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+"""
+
+
+@pytest.mark.slow
+def test_threads_decoding_a_record_for_the_first_time_at_once_do_not_crash_the_process() -> None:
+    ran = subprocess.run(
+        [sys.executable, "-c", FIRST_DECODES_IN_THREADS, str(FIXTURES / "section.json")],
+        cwd=FIXTURES.parents[1].parent, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-3000:]
 
 
 @pytest.mark.parametrize(
