@@ -370,7 +370,7 @@ class AssuranceClient:
         data = None
         if body is not None:
             headers["Content-Type"] = self.fmt.content_type
-            data = codec.encode(body, self.fmt)
+            data = self._encoded(body, operation)
         policy = self.retry if method == "GET" else NO_RETRIES
         started = time.perf_counter()
         answer: _Answer | None = None
@@ -506,6 +506,18 @@ class AssuranceClient:
             return response.raw.read1(64 * 1024, decode_content=True)
         except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
             raise _ReadTimedOut from None
+
+    def _encoded(self, body: Any, operation: str) -> bytes:
+        """`body` in the client's format; a value the format cannot carry (a control character
+        in XML) refused as the service would refuse it, and nothing sent."""
+        try:
+            return codec.encode(body, self.fmt)
+        except codec.WireFormatError as refused:
+            errors = [records.ErrorItem(code=f"DataError:{e.field}:FormatRule", message=e.message)
+                      for e in refused.errors]  # fmt: skip
+            error = error_for(400, errors)
+            error.operation = operation
+            raise error from None
 
     def _error(self, answer: _Answer) -> AssuranceError:
         """The error an unsuccessful answer stands for (`_exchange` names its operation)."""
