@@ -83,14 +83,6 @@ class Event(models.Model):
     def __str__(self) -> str:
         return f"{self.kind_label} ({self.username or 'someone'}, {self.at:%Y-%m-%d %H:%M})"
 
-    @property
-    def kind_label(self) -> str:
-        """What the kind means in words ("Signed in"); a kind no longer named, as it was kept."""
-        try:
-            return Event.Kind(self.kind).label
-        except ValueError:
-            return self.kind
-
     def save(self, *args: object, **kwargs: object) -> None:
         if not self._state.adding:
             raise AppendOnly("An audit event is never changed.")
@@ -100,3 +92,11 @@ class Event(models.Model):
 
     def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
         raise AppendOnly("An audit event is removed only by the sweep, once past its keeping.")
+
+    @property
+    def kind_label(self) -> str:
+        """What the kind means in words ("Signed in"); a kind no longer named, as it was kept."""
+        try:
+            return Event.Kind(self.kind).label
+        except ValueError:
+            return self.kind
