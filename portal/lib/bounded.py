@@ -53,7 +53,9 @@ def in_order[T, R](
             while True:
                 # The room that ended calls left is filled before their answers are given, so
                 # that the calls go on while the caller works on an answer (a batch records a
-                # passport while the service makes the next).
+                # passport while the service makes the next): the first answer is seen to have
+                # come before the room is counted.
+                answered = bool(asked) and asked[0][1].done()
                 under_way = {answer for answer in under_way if not answer.done()}
                 while len(under_way) < bound and len(asked) < most_waiting and keep_asking():
                     item = next(pending, _NONE)
@@ -62,7 +64,7 @@ def in_order[T, R](
                     answer = pool.submit(ask_and_close, item)
                     asked.append((item, answer))
                     under_way.add(answer)
-                if asked and asked[0][1].done():
+                if answered:
                     yield asked.popleft()
                 elif asked:
                     wait(under_way, return_when=FIRST_COMPLETED)
