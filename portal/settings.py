@@ -411,9 +411,10 @@ CELERY_BEAT_SCHEDULE = {
 # Beat wakes at least this often: to send what is due, and to keep its lock (below).
 CELERY_BEAT_MAX_LOOP_INTERVAL = max(1, env_int("PORTAL_BEAT_LOOP_SECONDS", 5))
 if REDIS_URL:
-    # The schedule and a lock in Redis (celery-redbeat): any number of beats may run, on any
-    # machines; the one holding the lock sends, the others wait to take it. A beat killed
-    # leaves the lock to time out, so another takes over within its time-out and a loop.
+    # The schedule in Redis (celery-redbeat) and a lock there (portal/jobs/beat.py): any number
+    # of beats may run, on any machines; the one holding the lock sends, the others wait to take
+    # it. A beat killed leaves the lock to time out, so another takes over within its time-out
+    # and a loop.
     CELERY_BEAT_SCHEDULER = "portal.jobs.beat:RedisScheduler"
     CELERY_REDBEAT_REDIS_URL = REDIS_URL
     CELERY_REDBEAT_REDIS_OPTIONS = {"socket_connect_timeout": 5, "socket_timeout": 5}

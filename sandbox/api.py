@@ -107,10 +107,13 @@ def read_body[R](request: HttpRequest, record_type: type[R]) -> tuple[R, list[re
         message = exc.errors[0].message if exc.errors else "The body could not be read."
         raise ServiceError(400, [data_error("body", "FormatRule", message)]) from None
     errors = [data_error(p.field, "FormatRule", f"{p.field}: {p.message}") for p in problems]
+    # Text the service keeps is answered in XML too, which cannot carry every character (nor
+    # can a database keep a NUL in text).
     for attr, wire in codec.text_fields(record_type):
-        if "\x00" in (getattr(record, attr) or ""):  # no database stores a NUL in text
+        if found := codec.not_carried_by_xml(getattr(record, attr) or ""):
             setattr(record, attr, None)
-            errors.append(data_error(wire, "FormatRule", f"{wire} holds a NUL character."))
+            message = f"{wire} holds U+{ord(found):04X}, a character XML cannot carry."
+            errors.append(data_error(wire, "FormatRule", message))
     return record, errors
 
 

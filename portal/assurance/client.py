@@ -370,7 +370,7 @@ class AssuranceClient:
         data = None
         if body is not None:
             headers["Content-Type"] = self.fmt.content_type
-            data = codec.encode(body, self.fmt)
+            data = self._encoded(body, operation)
         policy = self.retry if method == "GET" else NO_RETRIES
         started = time.perf_counter()
         answer: _Answer | None = None
@@ -507,6 +507,18 @@ class AssuranceClient:
         except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
             raise _ReadTimedOut from None
 
+    def _encoded(self, body: Any, operation: str) -> bytes:
+        """`body` in the client's format; a value the format cannot carry (a control character
+        in XML) refused as the service would refuse it, and nothing sent."""
+        try:
+            return codec.encode(body, self.fmt)
+        except codec.WireFormatError as refused:
+            errors = [records.ErrorItem(code=f"DataError:{e.field}:FormatRule", message=e.message)
+                      for e in refused.errors]  # fmt: skip
+            error = error_for(400, errors)
+            error.operation = operation
+            raise error from None
+
     def _error(self, answer: _Answer) -> AssuranceError:
         """The error an unsuccessful answer stands for (`_exchange` names its operation)."""
         fmt = codec.format_of_media_type(answer.content_type)
@@ -554,7 +566,11 @@ class AssuranceClient:
 
 # Each socket read waits at most the read time-out, but an answer whose status line and headers
 # come a little at a time would keep a call waiting past its deadline. While a call waits for
-# them, a timer cuts the connection at the deadline.
+# them, a timer cuts the connection at the deadline. Neither requests nor urllib3 has a deadline
+# over them, nor a hook that sees the connection before they are read: the pools of the client's
+# adapter make connections of these subclasses of urllib3's public connection classes (through
+# the pool manager's pool_classes_by_scheme, which urllib3 lets each instance set). What that
+# leans on, tests/library_parts/test_urllib3.py checks on the versions installed.
 _call_deadline: ContextVar[float | None] = ContextVar("assurance_call_deadline", default=None)
 
 

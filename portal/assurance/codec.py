@@ -31,7 +31,7 @@ import defusedxml.ElementTree as SafeElementTree
 import msgspec
 from defusedxml import DefusedXmlException
 
-from portal.assurance.records import WireDateTime, XmlItems
+from portal.assurance.records import Record, WireDateTime, XmlItems
 
 XSI_NIL = "{http://www.w3.org/2001/XMLSchema-instance}nil"
 
@@ -71,7 +71,8 @@ class FieldError:
 
 
 class WireFormatError(ValueError):
-    """A body that does not parse, has the wrong root, or holds values of the wrong type.
+    """A body that does not parse, has the wrong root, or holds values of the wrong type; or a
+    record with a value its format cannot carry, refused by `encode`.
 
     `errors` names each offending field by its wire name; `body` stands for the whole body.
     """
@@ -296,6 +297,13 @@ def _decode_wire_type(expected: type, value: Any) -> Any:
     return parse_datetime(value)
 
 
+# msgspec works out how to decode a type when the first decoder of it is made, and two threads
+# doing that at once for one type can crash the process (msgspec 0.22; the threads that fetch a
+# scheme's sections at once did). So each record's is worked out here, at import, in one thread.
+for _record_type in Record.__subclasses__():
+    _json_decoder(_record_type)
+
+
 def _load_json(body: bytes | str, record_type: type) -> dict:
     try:
         data = json.loads(body)
@@ -398,7 +406,9 @@ def _from_element[R](cls: type[R], element: Element, errors: list[FieldError]) -
 
 
 def encode(record: Any, fmt: Format) -> bytes:
-    """`record` as a body in `fmt`, UTF-8. Fields that are None are left out."""
+    """`record` as a body in `fmt`, UTF-8. Fields that are None are left out. In XML, a text
+    with a character XML cannot carry raises `WireFormatError` naming its field: dropped, the
+    body would say less than the record."""
     if fmt is Format.JSON:
         return json.dumps(
             to_mapping(record), ensure_ascii=False, separators=(",", ":"), allow_nan=False
@@ -426,24 +436,36 @@ def to_mapping(record: Any) -> dict[str, Any]:
     return out
 
 
-# Characters XML 1.0 cannot carry at all; they are dropped rather than make a body unreadable.
+# Characters XML 1.0 cannot carry at all, not even as references: control characters but tab,
+# line feed and carriage return, and U+FFFE and U+FFFF.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def not_carried_by_xml(text: str) -> str | None:
+    """The first character of `text` that XML 1.0 cannot carry, or None."""
+    found = _NOT_XML.search(text)
+    return found[0] if found else None
 
 
 _NEEDS_ESCAPING = re.compile("[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def xml_text(value: str) -> str:
-    """`value` as XML character data; a carriage return survives as a reference."""
+def xml_text(value: str, field: str) -> str:
+    """`value` as XML character data; a carriage return survives as a reference. Raises
+    `WireFormatError` naming `field` (its wire name) when `value` holds a character XML cannot
+    carry."""
     if not _NEEDS_ESCAPING.search(value):
         return value
-    value = _NOT_XML.sub("", value).replace("&", "&amp;").replace("<", "&lt;")
+    if found := not_carried_by_xml(value):
+        message = f"{field} holds U+{ord(found):04X}, a character XML cannot carry."
+        raise WireFormatError([FieldError(field, message)])
+    value = value.replace("&", "&amp;").replace("<", "&lt;")
     return value.replace(">", "&gt;").replace("\r", "&#13;")
 
 
-def _scalar_text(kind: str, value: Any) -> str:
+def _scalar_text(kind: str, value: Any, field: str) -> str:
     if kind == STR:
-        return xml_text(value if type(value) is str else str(value))
+        return xml_text(value if type(value) is str else str(value), field)
     if kind == DATETIME:
         return format_datetime(value)
     if kind == FLOAT:
@@ -465,5 +487,5 @@ def _write_element(record: Any, tag: str, parts: list[str]) -> None:
             if not f.inline:
                 parts.append(f"</{f.wire}>")
         else:
-            parts.append(f"<{f.wire}>{_scalar_text(f.kind, value)}</{f.wire}>")
+            parts.append(f"<{f.wire}>{_scalar_text(f.kind, value, f.wire)}</{f.wire}>")
     parts.append(f"</{tag}>")

@@ -345,13 +345,17 @@ def test_a_lone_surrogate_in_a_json_string_answers_a_format_rule(
     )
 
 
-def test_a_nul_character_in_a_json_string_answers_a_format_rule(
-    sandbox, grower, no_passport_stored
+@pytest.mark.parametrize("character", ["\x00", "\x0b", "\x1b", "\ufffe"], ids=ascii)
+def test_a_character_xml_cannot_carry_in_a_json_string_answers_a_format_rule(
+    sandbox, grower, no_passport_stored, character
 ):
+    """The sandbox answers in XML too: it keeps no text that XML could not carry."""
     with no_passport_stored():
-        response = submit(sandbox, grower, json_body(**GOOD, Variety="a\x00b"), Format.JSON)
+        body = json_body(**GOOD, Variety=f"a{character}b")
+        response = submit(sandbox, grower, body, Format.JSON)
     assert response.status_code == 400
     assert errors(response, Format.JSON) == ["DataError:Variety:FormatRule"]
+    assert f"U+{ord(character):04X}" in response.json()["Errors"][0]["Message"]
 
 
 def test_a_surrogate_pair_in_a_json_string_is_an_ordinary_character(sandbox, grower):

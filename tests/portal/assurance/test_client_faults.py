@@ -807,6 +807,23 @@ def test_an_html_body_with_503_is_unavailable(httpserver, make_client):
     assert "<html>" not in str(caught.value)
 
 
+def test_a_value_xml_cannot_carry_is_refused_as_the_service_would_and_nothing_is_sent(
+    httpserver, make_client
+):
+    harness = make_client(base(httpserver), fmt=Format.XML)
+    request = passport_request()
+    request.variety = "Extase\x0b2"
+
+    with pytest.raises(ValidationFailed) as caught:
+        harness.client.create_passport(TOKEN, request)
+
+    assert caught.value.field_errors == {
+        "Variety": ["Variety holds U+000B, a character XML cannot carry."]
+    }
+    assert caught.value.operation == "create_passport"
+    assert httpserver.log == []
+
+
 @pytest.mark.parametrize("fmt", [Format.JSON, Format.XML])
 @pytest.mark.parametrize("body", ["errors.json", "errors.xml"])
 def test_a_400_with_two_data_errors_is_validation_failed(httpserver, make_client, fmt, body):
