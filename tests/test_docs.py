@@ -155,9 +155,9 @@ def _settings_read() -> set[str]:
                 continue
             first, called = node.args[0], ast.unparse(node.func)
             reads = called.startswith(("env_", "_number")) or "environ" in called
-            if reads and isinstance(first, ast.Constant) and isinstance(first.value, str):
-                if re.fullmatch(r"[A-Z][A-Z0-9_]+", first.value):
-                    names.add(first.value)
+            named = isinstance(first, ast.Constant) and isinstance(first.value, str)
+            if reads and named and re.fullmatch(r"[A-Z][A-Z0-9_]+", first.value):
+                names.add(first.value)
     return names
 
 
