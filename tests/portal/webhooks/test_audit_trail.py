@@ -28,7 +28,7 @@ pytestmark = pytest.mark.django_db
 ADDRESS = "http://127.0.0.1:9/hooks?key=receivers-own-secret"  # never sent to
 RECORDED_ADDRESS = "http://127.0.0.1:9/hooks"
 TRAIL = "/admin/audit/event/"
-ROW = re.compile(r'<td class="field-kind">([^<]*)</td><td class="field-username">([^<]*)</td>')
+ROW = re.compile(r'<td class="field-what">([^<]*)</td><td class="field-username">([^<]*)</td>')
 BY_THE_OWNER = [
     ("Webhook endpoint registered", "grower"),
     ("Webhook endpoint's secret rolled", "grower"),
