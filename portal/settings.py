@@ -3,7 +3,7 @@
 A fresh checkout runs with none set under the make commands: SQLite under var/, a file cache
 and a file-based broker, the local sandbox as the Assurance service. Production sets at least
 SECRET_KEY (without it and DEBUG, the portal refuses to start), ALLOWED_HOSTS, PORTAL_HTTPS,
-DATABASE_URL, REDIS_URL and ASSURANCE_BASE_URL (docs/operations.md).
+DATABASE_URL, REDIS_URL and ASSURANCE_BASE_URL (docs/running/configuration.md).
 """
 
 import ipaddress
@@ -41,7 +41,7 @@ if not SECRET_KEY and not (DEBUG or PORTAL_DEVELOPMENT):
 SECRET_KEY = SECRET_KEY or "development-only-not-secret-set-SECRET_KEY-in-production"
 # Former keys, still accepted for signatures (sessions, passwords' reset links) and, without
 # PORTAL_TOKEN_KEY, for upstream tokens in sessions: rotating SECRET_KEY signs no one out
-# (docs/operations.md). Comma-separated, or one a line in SECRET_KEY_FALLBACKS_FILE.
+# (docs/running/keys.md). Comma-separated, or one a line in SECRET_KEY_FALLBACKS_FILE.
 SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or ["127.0.0.1", "localhost", "[::1]"]
 # Origins besides the portal's own host allowed to send forms (behind a proxy that rewrites
@@ -84,7 +84,8 @@ ASSURANCE_LOCKOUT_SECONDS = env_int("ASSURANCE_LOCKOUT_SECONDS", 15 * 60)
 # address is among its trusted proxies): then its lockout falls on each user's own address.
 ASSURANCE_FORWARDS_CLIENT_ADDRESS = env_bool("ASSURANCE_FORWARDS_CLIENT_ADDRESS", False)
 # Failed sign-ins the portal passes on per window, per client address and per username, before
-# it refuses more (a password that has worked here before always passes): docs/operations.md.
+# it refuses more (a password that has worked here before always passes):
+# docs/running/sign-in-limits.md.
 PORTAL_SIGN_IN_WINDOW_SECONDS = env_int("PORTAL_SIGN_IN_WINDOW_SECONDS", ASSURANCE_LOCKOUT_SECONDS)
 _below_the_lockout = max(1, ASSURANCE_LOCKOUT_FAILURES - 1)
 PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = env_int(
@@ -139,7 +140,7 @@ PORTAL_SIGNED_PASSPORTS = env_bool("PORTAL_SIGNED_PASSPORTS", True)
 # How long a signed code holds, from when it was signed.
 PORTAL_SIGNED_PASSPORT_DAYS = max(1, env_int("PORTAL_SIGNED_PASSPORT_DAYS", 21))
 # The signing keys: keys.json (ids, public halves, times) and each private key, <id>.pem, kept
-# secret as other secrets are; manage.py new_passport_key makes one (docs/operations.md).
+# secret as other secrets are; manage.py new_passport_key makes one (docs/running/keys.md).
 PORTAL_PASSPORT_KEYS_DIR = env_str("PORTAL_PASSPORT_KEYS_DIR", str(VAR_DIR / "passport-keys"))
 
 # --- passports sent by e-mail (portal/passports/mailing.py) ---------------------------------------
@@ -332,7 +333,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 # The longest a job may run: at the soft limit it fails with a message, at the hard limit its
 # process is killed. Redis hands a job nobody acknowledged to another worker once the
-# visibility time-out has passed, so that must be longer than any job (docs/operations.md).
+# visibility time-out has passed, so that must be longer than any job (docs/running/jobs.md).
 PORTAL_JOB_TIME_LIMIT = env_int("PORTAL_JOB_TIME_LIMIT", 30 * 60)
 PORTAL_JOB_VISIBILITY_TIMEOUT = env_int(
     "PORTAL_JOB_VISIBILITY_TIMEOUT", PORTAL_JOB_TIME_LIMIT + 600
@@ -430,7 +431,7 @@ PORTAL_METRICS_RECORDING = env_bool("PORTAL_METRICS_RECORDING", True)
 # the 30 days for which PostgreSQL refuses to delete one (portal/audit/migrations/0002).
 PORTAL_AUDIT_DAYS = max(30, env_int("PORTAL_AUDIT_DAYS", 365))
 # Result files of jobs, and how long they are kept (portal/jobs). In production with workers on
-# several machines, point the "jobs" storage at shared object storage (docs/operations.md).
+# several machines, point the "jobs" storage at shared object storage (docs/running/scaling.md).
 PORTAL_JOB_RESULT_DAYS = env_int("PORTAL_JOB_RESULT_DAYS", 7)
 PORTAL_JOB_FILES_DIR = env_str("PORTAL_JOB_FILES_DIR", str(VAR_DIR / "jobs"))
 # The files the portal keeps of its own (the laboratory certificates of growers' queries,

@@ -1,5 +1,5 @@
 """The audit trail: what was done in the portal, by whom, from where and when, appended to and
-never changed. Kept PORTAL_AUDIT_DAYS, then removed by the periodic sweep (docs/operations.md
+never changed. Kept PORTAL_AUDIT_DAYS, then removed by the periodic sweep (docs/running/audit.md
 says what is recorded and why). The code refuses to change or delete an event, one by one or
 by queryset; on PostgreSQL the database refuses it too (migrations/0002_append_only.py)."""
 
