@@ -114,9 +114,9 @@ def _time_of_day(moment: datetime) -> str:
 
 
 def _lockouts() -> Verdict:
-    """The lockouts met in the sign-in window (by address and username tried) that no sign-in
+    """The lockouts met in the sign-in cool-off (by address and username tried) that no sign-in
     under that username has followed since."""
-    window = timedelta(seconds=settings.PORTAL_SIGN_IN_WINDOW_SECONDS)
+    window = timedelta(seconds=settings.PORTAL_SIGN_IN_COOL_OFF_SECONDS)
     since = timezone.now() - window
     met = (
         Event.objects.filter(kind=Event.Kind.LOCKOUT_MET, at__gte=since)
