@@ -611,5 +611,8 @@ LOGGING = {
             "filters": ["no_look_ups", "no_readiness", "refusals_in_one_line", "short_codes"]
         },
         "urllib3.connectionpool": {"filters": ["short_codes"]},
+        # django-health-check's record of each failed check, with its traceback, at every probe:
+        # /readyz logs what went wrong in one line (portal/operations/health.py).
+        "health_check": {"level": "ERROR"},
     },
 }

@@ -57,7 +57,7 @@ def _service() -> Verdict:
         since = _down_since()
         when = f"since {timezone.localtime(since):%H:%M:%S}" if since else "now"
         return Verdict("The Assurance service", False, "Not answering",
-                       f"Not answering {when} ({down}).")  # fmt: skip
+                       f"Not answering {when} ({down.message}).")  # fmt: skip
     return Verdict("The Assurance service", True, "Answering", "It answers the portal now.")
 
 
