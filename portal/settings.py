@@ -389,7 +389,7 @@ PORTAL_WEBHOOK_TIMEOUT_SECONDS = max(1, env_int("PORTAL_WEBHOOK_TIMEOUT_SECONDS"
 # A task's deliveries sent at once, each from a thread of its own (portal.outbox.delivering),
 # and the most deliveries a task carries (those a commit made: portal.outbox.tasks).
 PORTAL_WEBHOOK_SENDS_AT_ONCE = max(1, env_int("PORTAL_WEBHOOK_SENDS_AT_ONCE", 8))
-PORTAL_WEBHOOK_DELIVERIES_A_TASK = max(1, env_int("PORTAL_WEBHOOK_DELIVERIES_A_TASK", 64))
+PORTAL_WEBHOOK_DELIVERIES_A_TASK = max(1, env_int("PORTAL_WEBHOOK_DELIVERIES_A_TASK", 500))
 # The sweep sends deliveries due for PORTAL_WEBHOOK_OVERDUE_SECONDS that no task carries.
 PORTAL_WEBHOOK_SWEEP_SECONDS = max(1, env_int("PORTAL_WEBHOOK_SWEEP_SECONDS", 30))
 PORTAL_WEBHOOK_OVERDUE_SECONDS = max(1, env_int("PORTAL_WEBHOOK_OVERDUE_SECONDS", 60))

@@ -1,7 +1,8 @@
-"""Deliveries' attempts, on a worker: a task's deliveries claimed together (held for a while,
-so that the sweep and a second copy of the task leave them alone), signed and sent a few at
-once (PORTAL_WEBHOOK_SENDS_AT_ONCE), and what came of each written with its attempt; retried
-on a schedule, or given up.
+"""Deliveries' attempts, on a worker: a task's deliveries claimed a few dozen at a time (each
+claim one query, held for a while, so that the sweep and a second copy of the task leave them
+alone), signed and sent PORTAL_WEBHOOK_SENDS_AT_ONCE at once, and what came of each claim's
+written with their attempts; retried on a schedule, or given up. The next claim is made, and
+the last one's written, while sends are under way.
 
 Retries come at about 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h
 (PORTAL_WEBHOOK_RETRY_SECONDS), each a tenth earlier or later at random, or later if the
@@ -15,9 +16,11 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections import defaultdict
-from collections.abc import Iterable
+import time
+from collections import defaultdict, deque
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -33,23 +36,55 @@ log = logging.getLogger(__name__)
 
 JITTER = 0.1
 MARGIN = timedelta(seconds=45)  # beyond the attempts' time-outs: resolving, the database
+ROUNDS_A_CLAIM = 8  # a claim: this many times PORTAL_WEBHOOK_SENDS_AT_ONCE deliveries
 
 
 def hold(count: int = 1) -> timedelta:
-    """How long a worker holds the `count` deliveries it sends together: longer than their
-    attempts take, PORTAL_WEBHOOK_SENDS_AT_ONCE at a time, each within the time-out."""
+    """How long a worker holds the `count` deliveries it claims together: longer than their
+    attempts take, PORTAL_WEBHOOK_SENDS_AT_ONCE at a time, each within the time-out, after
+    those of the claim before still under way or waiting to be written (at most
+    bounded.WAITING_PER_THREAD rounds)."""
     rounds = math.ceil(max(1, count) / settings.PORTAL_WEBHOOK_SENDS_AT_ONCE)
+    rounds += bounded.WAITING_PER_THREAD
     return rounds * timedelta(seconds=settings.PORTAL_WEBHOOK_TIMEOUT_SECONDS) + MARGIN
 
 
-def attempt(delivery_ids: Iterable[int]) -> dict[int, float]:
-    """One attempt at each of the deliveries that is due and that no one else holds; the
-    seconds until the next attempt of each to be tried again, by its id."""
-    deliveries = claim(delivery_ids)
-    if not deliveries:
-        return {}
-    answered = bounded.in_order(deliveries, send, settings.PORTAL_WEBHOOK_SENDS_AT_ONCE)
-    return record([(delivery, _outcome(delivery, answer)) for delivery, answer in answered])
+@dataclass
+class Attempted:
+    """What came of a task's attempts: the seconds until the next try of each delivery to be
+    tried again, by its id; and the deliveries it left unclaimed, its time being up."""
+
+    waits: dict[int, float] = field(default_factory=dict)
+    left: list[int] = field(default_factory=list)
+
+
+def attempt(delivery_ids: Iterable[int], *, until: float = math.inf) -> Attempted:
+    """One attempt at each of the deliveries that is due and that no one else holds, claimed
+    ROUNDS_A_CLAIM times PORTAL_WEBHOOK_SENDS_AT_ONCE at a time; none claimed after `until`
+    (time.monotonic()) but the first."""
+    ids, at_once = list(delivery_ids), settings.PORTAL_WEBHOOK_SENDS_AT_ONCE
+    size = at_once * ROUNDS_A_CLAIM
+    attempted = Attempted()
+    claims: deque[int] = deque()  # how many deliveries each claim under way holds, in turn
+
+    def claimed() -> Iterator[Delivery]:  # taken as the threads are ready for more
+        for start in range(0, len(ids), size):
+            if start and time.monotonic() >= until:
+                attempted.left = ids[start:]
+                return
+            deliveries = claim(ids[start : start + size])
+            if deliveries:
+                claims.append(len(deliveries))
+                yield from deliveries
+
+    answered: list[tuple[Delivery, tuple[datetime, sending.Outcome]]] = []
+    for delivery, answer in bounded.in_order(claimed(), send, at_once):
+        answered.append((delivery, _outcome(delivery, answer)))
+        if len(answered) == claims[0]:  # the claim's every attempt: written together
+            claims.popleft()
+            attempted.waits.update(record(answered))
+            answered = []
+    return attempted
 
 
 def send(delivery: Delivery) -> tuple[datetime, sending.Outcome]:

@@ -6,12 +6,16 @@ or a broker out of reach left.
 
 A task carries many deliveries, not one, because the worker replaces its process every
 PORTAL_JOB_TASKS_PER_CHILD tasks (WeasyPrint's memory): a task a delivery spent most of its
-time starting processes again."""
+time starting processes again. It claims them a few dozen at a time (portal.outbox.delivering),
+each claim held only as long as its attempts may take, so that what a lost worker leaves is
+sent again soon; what it has not claimed after HAND_ON_SECONDS (slow endpoints) it hands on
+as a task of its own, so that no task runs long."""
 
 from __future__ import annotations
 
 import logging
 import math
+import time
 from collections import defaultdict
 from datetime import timedelta
 
@@ -27,16 +31,24 @@ from portal.outbox.models import Delivery, Event
 log = logging.getLogger(__name__)
 
 QUEUED_WAIT_AT_MOST = 10 * 60  # a retry further off than this is left to the sweep
+HAND_ON_SECONDS = 60  # a task hands on, as a task of its own, what it has not claimed by then
 
 
 @shared_task(bind=True, name="outbox-deliver", acks_late=True, reject_on_worker_lost=True,
              max_retries=30)  # fmt: skip
 def deliver(self: Task, delivery_ids: list[int]) -> None:
     try:
-        waits = delivering.attempt(delivery_ids)
+        attempted = delivering.attempt(delivery_ids, until=time.monotonic() + HAND_ON_SECONDS)
     except PASSING_TROUBLES as trouble:
         raise self.retry(countdown=2, retry_policy=SEND_AGAIN_POLICY) from trouble
-    by_second: dict[int, list[int]] = defaultdict(list)  # retries due in the same second: a task
+    send_soon(attempted.left)  # handed on
+    try_again_soon(attempted.waits)
+
+
+def try_again_soon(waits: dict[int, float]) -> None:
+    """A task for the deliveries to be tried again within QUEUED_WAIT_AT_MOST, one for those due
+    in the same second; the sweep sends those due later."""
+    by_second: dict[int, list[int]] = defaultdict(list)
     for delivery_id, wait in waits.items():
         if wait <= QUEUED_WAIT_AT_MOST:
             by_second[math.ceil(wait)].append(delivery_id)

@@ -15,7 +15,7 @@ from django.utils import timezone
 from werkzeug import Response
 
 from portal.jobs.models import Job
-from portal.outbox import delivering, endpoints, events, mailing, sending
+from portal.outbox import delivering, endpoints, events, mailing, sending, tasks
 from portal.outbox.models import Attempt, Delivery, Endpoint, EventType
 from tests.demo import HOLLOWFIELD
 from tests.jobs import run
@@ -36,7 +36,7 @@ def a_delivery(url: str, **endpoint: object) -> tuple[Delivery, str]:
 def attempt_one(delivery: Delivery) -> float | None:
     """An attempt at the one delivery, as a task of it alone makes it: the seconds until its
     next, if any."""
-    return delivering.attempt([delivery.pk]).get(delivery.pk)
+    return delivering.attempt([delivery.pk]).waits.get(delivery.pk)
 
 
 def state_of(delivery: Delivery) -> Delivery:
@@ -241,7 +241,7 @@ def test_deliveries_sent_together_each_come_to_their_own_end(receiver):
     second = events.emit(EventType.PASSPORT_SENT, DATA, membership_guid=HOLLOWFIELD)
     by_path = {(d.event_id, d.endpoint.url.rsplit("/", 1)[1]): d
                for d in Delivery.objects.select_related("endpoint")}  # fmt: skip
-    waits = delivering.attempt(list(Delivery.objects.values_list("pk", flat=True)))
+    waits = delivering.attempt(list(Delivery.objects.values_list("pk", flat=True))).waits
     assert len(receiver.log) == 6
     for request, _ in receiver.log:
         payload = verified(secrets[request.path], request)
@@ -282,7 +282,7 @@ def test_a_delivery_whose_sending_breaks_fails_that_attempt_alone(receiver, monk
 
     monkeypatch.setattr(sending, "post", post)
     event = events.emit(EventType.PASSPORT_CREATED, DATA, membership_guid=HOLLOWFIELD)
-    waits = delivering.attempt(list(event.deliveries.values_list("pk", flat=True)))
+    waits = delivering.attempt(list(event.deliveries.values_list("pk", flat=True))).waits
     assert [request.path for request, _ in receiver.log] == ["/in"]
     states = {d.endpoint.url: (d.state, d.tries) for d in event.deliveries.all()}
     assert states == {receiver.url_for("/in"): ("delivered", 1),
@@ -290,3 +290,45 @@ def test_a_delivery_whose_sending_breaks_fails_that_attempt_alone(receiver, monk
     broke = Attempt.objects.get(delivery__endpoint=broken)
     assert broke.status is None and "KeyError" in broke.trouble
     assert list(waits) == [event.deliveries.get(endpoint=broken).pk]
+
+
+def test_a_tasks_deliveries_are_claimed_a_few_dozen_at_a_time(receiver, settings, monkeypatch):
+    settings.PORTAL_WEBHOOK_SENDS_AT_ONCE = 2  # claims of 16
+    receiver.expect_request("/in").respond_with_data("")
+    an_endpoint(receiver.url_for("/in"))
+    made = [events.emit(EventType.PASSPORT_CREATED, {"n": n}, membership_guid=HOLLOWFIELD)
+            for n in range(40)]  # fmt: skip
+    ids = [event.deliveries.get().pk for event in made]
+    claimed = []
+    claim = delivering.claim
+
+    def counted(delivery_ids):
+        claimed.append(len(list(delivery_ids)))
+        return claim(delivery_ids)
+
+    monkeypatch.setattr(delivering, "claim", counted)
+    attempted = delivering.attempt(ids)
+    assert claimed == [16, 16, 8] and attempted == delivering.Attempted({}, [])
+    assert len(receiver.log) == 40
+    assert set(Delivery.objects.values_list("state", flat=True)) == {"delivered"}
+    assert Delivery.objects.filter(held_until__isnull=False).count() == 0
+
+
+def test_a_task_whose_time_is_up_claims_no_more_and_hands_the_rest_on(
+    receiver, settings, monkeypatch
+):
+    settings.PORTAL_WEBHOOK_SENDS_AT_ONCE = 1  # claims of 8
+    monkeypatch.setattr(tasks, "HAND_ON_SECONDS", 0)  # up after the first claim
+    handed_on = []
+    monkeypatch.setattr(tasks.deliver, "apply_async",
+                        lambda args, **options: handed_on.append(args[0]))  # fmt: skip
+    receiver.expect_request("/in").respond_with_data("")
+    an_endpoint(receiver.url_for("/in"))
+    made = [events.emit(EventType.PASSPORT_CREATED, {"n": n}, membership_guid=HOLLOWFIELD)
+            for n in range(20)]  # fmt: skip
+    ids = [event.deliveries.get().pk for event in made]
+    tasks.deliver(ids)  # as a worker runs it
+    assert handed_on == [ids[8:]] and len(receiver.log) == 8
+    states = dict(Delivery.objects.values_list("pk", "state"))
+    assert [states[pk] for pk in ids] == ["delivered"] * 8 + ["pending"] * 12
+    assert Delivery.objects.filter(held_until__isnull=False).count() == 0  # for the next task
