@@ -89,7 +89,7 @@ from bench.passports import Choice, Portal, grower_choice
 from portal.assurance.client import AssuranceClient, BearerToken
 from scripts import servers
 
-# Another database for a second run beside this one (helpers sharing a machine): it is emptied.
+# Another database for a run beside another one (it is emptied).
 REDIS_URL = os.environ.get("BENCH_API_REDIS_URL", "redis://127.0.0.1:6379/11")
 LIST_SIZE, PAGE = 10_000, 50
 LIST_PAGE, API_LIST = "/passports/", f"/api/v1/passports?limit={PAGE}"
