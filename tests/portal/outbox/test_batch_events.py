@@ -60,8 +60,9 @@ def farm_secret(receiver) -> str:
 
 def delivered_what_waits() -> None:
     """Each delivery waiting attempted, as the worker does once its event commits."""
-    for pk in Delivery.objects.filter(state=Delivery.State.PENDING).values_list("pk", flat=True):
-        delivering.attempt(pk)
+    delivering.attempt(
+        Delivery.objects.filter(state=Delivery.State.PENDING).values_list("pk", flat=True)
+    )
 
 
 def refused_at_the_third(upstream_sandbox, monkeypatch) -> None:
