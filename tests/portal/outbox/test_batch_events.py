@@ -19,21 +19,15 @@ from portal.outbox import delivering
 from portal.outbox.models import Delivery, Event
 from portal.passports.models import Passport
 from portal.passports.tasks import passport_batch
-from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE, WENHAM
+from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE
 from tests.jobs import run
 from tests.portal.api.builders import bearer, made_on_the_page
-from tests.portal.outbox.builders import an_endpoint, verified
+from tests.portal.outbox.builders import a_batch_with_the_form, verified
 from tests.portal.passports.helpers import suspended
-from tests.portal.passports.made import filled
 
 pytestmark = pytest.mark.django_db
 
 LOADS = 5
-
-
-def with_the_form(grower: Client, loads: int) -> Job:
-    assert grower.post("/passports/new", filled(grower, loads=str(loads))).status_code == 303
-    return Job.objects.get(kind=passport_batch.name)
 
 
 def through_the_api(grower: Client, loads: int) -> Job:
@@ -45,17 +39,6 @@ def through_the_api(grower: Client, loads: int) -> Job:
                             headers=bearer(token) | {"Idempotency-Key": "batch-1"})  # fmt: skip
     assert started.status_code == 202, started.content
     return Job.objects.get(kind=passport_batch.name)
-
-
-@pytest.fixture
-def farm_secret(receiver) -> str:
-    """The secret of the grower's business's endpoint on the receiver (`/farm`), beside another
-    business's (`/other`); the receiver takes every delivery."""
-    _, secret = an_endpoint(receiver.url_for("/farm"), event_types=["passport.created"])
-    an_endpoint(receiver.url_for("/other"), membership_guid=WENHAM)
-    receiver.expect_request("/farm", method="POST").respond_with_data("", status=204)
-    receiver.expect_request("/other", method="POST").respond_with_data("", status=204)
-    return secret
 
 
 def delivered_what_waits() -> None:
@@ -80,7 +63,7 @@ def refused_at_the_third(upstream_sandbox, monkeypatch) -> None:
     monkeypatch.setattr(service.client(), "create_passport", the_third_asked_while_suspended)
 
 
-@pytest.mark.parametrize("start", [with_the_form, through_the_api], ids=["form", "api"])
+@pytest.mark.parametrize("start", [a_batch_with_the_form, through_the_api], ids=["form", "api"])
 def test_each_passport_of_a_batch_run_again_is_told_once_to_its_business(
     grower, receiver, farm_secret, upstream_sandbox, monkeypatch, start: Callable
 ):
