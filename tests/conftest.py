@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import redis
 import requests
 from pytest_httpserver import HTTPServer
 
@@ -20,6 +21,8 @@ from portal.assurance import service
 from scripts import servers
 from tests import databases
 from tests.mailserver import MailServer
+from tests.services import PrivateRedis, answers, shared_redis_url
+from tests.workers import jobs_sent_to
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -252,3 +255,38 @@ def receiver() -> Iterator[HTTPServer]:
     yield server
     server.clear()
     server.stop()
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A Redis of the test's own, on a free port, keeping nothing on disk, that this process
+    sends its jobs to (for a worker of the tests: tests/workers.py)."""
+    server = PrivateRedis(servers.free_port(), tmp_path)
+    server.start()
+    with jobs_sent_to(server.url):
+        yield server
+        if server.process and server.process.poll() is None:
+            server.kill()
+
+
+@pytest.fixture
+def redis_cache(settings) -> Iterator[str]:
+    """The portal's Redis cache as production has it, on the Redis of REDIS_URL (shared with
+    other runs: under a key prefix of the test's own, its keys deleted after); its prefix."""
+    url = shared_redis_url()
+    if not answers(url, 6379):
+        pytest.skip("no Redis answers at REDIS_URL")
+    prefix = f"test-{uuid.uuid4().hex}"
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": url,
+            "OPTIONS": {"COMPRESSOR": "django_redis.compressors.lz4.Lz4Compressor"},
+            "KEY_PREFIX": prefix,
+        }
+    }
+    yield prefix
+    with redis.Redis.from_url(url) as client:
+        keys = list(client.scan_iter(match=f"{prefix}:*"))
+        if keys:
+            client.delete(*keys)

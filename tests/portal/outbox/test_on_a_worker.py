@@ -1,7 +1,7 @@
 """Webhooks the whole way, on a real Celery worker: a load recorded at intake reaches, signed,
 the endpoint of its site and that of its passport's business once the recording commits, and
 no one else's; with Redis out of reach when it commits, the sweep sends it once Redis is back.
-The worker and its Redis as in tests/portal/jobs/test_worker.py (PostgreSQL and redis-server);
+The worker and its Redis as tests/workers.py has them (PostgreSQL and redis-server);
 the receivers are one server on 127.0.0.1 of the test's own."""
 
 from __future__ import annotations
@@ -16,21 +16,17 @@ from portal.outbox import tasks
 from portal.outbox.models import Delivery
 from tests.demo import WENHAM
 from tests.portal.intake.builders import a_load, a_site
-from tests.portal.jobs.test_worker import (
-    Worker,
-    pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
-    redis_server,  # noqa: F401 (a fixture)
-    started,
-    worker_environment,
-)
 from tests.portal.outbox.builders import LOOPBACK_NETWORKS, an_endpoint, verified
 from tests.services import wait_for
+from tests.workers import ON_A_WORKER, Worker, started, worker_environment
+
+pytestmark = ON_A_WORKER
 
 WAIT_SECONDS = 60
 
 
 @pytest.fixture
-def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:  # noqa: F811
+def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:
     environment = worker_environment(
         redis_server, upstream_sandbox, job_files,
         PORTAL_WEBHOOK_ALLOWED_NETWORKS=",".join(LOOPBACK_NETWORKS),
@@ -84,7 +80,7 @@ def test_with_redis_out_of_reach_at_the_commit_the_sweep_sends_it_later(
     receiver,
     site,
     endpoints_of_everyone,
-    redis_server,  # noqa: F811
+    redis_server,
     settings,
 ):
     settings.PORTAL_WEBHOOK_OVERDUE_SECONDS = 1
