@@ -32,7 +32,7 @@ rounds and their spread:
   concurrently (8 at once, PORTAL_INTAKE_CALLS_AT_ONCE, from this process, with no portal at
   all), the three in turn, 15 rounds. Targets (issue 37): the median of the rounds' ratios at
   most 0.5 to the look-ups one by one, and at most 1.5 to the calls alone (1.44 in issue 37:
-  one allowance for look-ups and the intake check, and every look-up in the audit trail, cost
+  one allowance for look-ups and the gate check, and every look-up in the audit trail, cost
   what they cost).
 
 Every answer must be a 200 with the page: the first is checked for the valid verdict, every

@@ -232,9 +232,9 @@ INSTALLED_APPS = [
 
 # Every browser feature off (django-permissions-policy). Passports' QR codes are read by a
 # phone's own camera app, which opens the look-up page; only the pages with a Scan button read
-# them themselves (the intake check, a clerk's site and Record a load, the offline checker and
+# them themselves (the gate check, a clerk's site and Record a load, the offline checker and
 # a signed code's page), and allow the camera (and autoplay, to show its picture) for themselves
-# alone (`with_the_camera`, portal/passports/views/intake.py). A page that comes to need a
+# alone (`with_the_camera`, portal/passports/views/camera.py). A page that comes to need a
 # feature allows it with `permissions_policy_override`.
 PERMISSIONS_POLICY: dict[str, list[str]] = {
     feature: []
@@ -281,7 +281,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "portal.accounts.navigation.links",
-                # `intake_clerk`: the header's Intake link, the intake check's Record links.
+                # `intake_clerk`: the header's Intake link, the gate check's Record links.
                 "portal.intake.clerkship.clerk",
             ],
         },
@@ -411,9 +411,10 @@ CELERY_BEAT_SCHEDULE = {
 # Beat wakes at least this often: to send what is due, and to keep its lock (below).
 CELERY_BEAT_MAX_LOOP_INTERVAL = max(1, env_int("PORTAL_BEAT_LOOP_SECONDS", 5))
 if REDIS_URL:
-    # The schedule and a lock in Redis (celery-redbeat): any number of beats may run, on any
-    # machines; the one holding the lock sends, the others wait to take it. A beat killed
-    # leaves the lock to time out, so another takes over within its time-out and a loop.
+    # The schedule in Redis (celery-redbeat) and a lock there (portal/jobs/beat.py): any number
+    # of beats may run, on any machines; the one holding the lock sends, the others wait to take
+    # it. A beat killed leaves the lock to time out, so another takes over within its time-out
+    # and a loop.
     CELERY_BEAT_SCHEDULER = "portal.jobs.beat:RedisScheduler"
     CELERY_REDBEAT_REDIS_URL = REDIS_URL
     CELERY_REDBEAT_REDIS_OPTIONS = {"socket_connect_timeout": 5, "socket_timeout": 5}

@@ -4,25 +4,28 @@ sends `upstream-sign-in-reminders` (portal.api.tasks) every hour; each expiry is
 sign-in that renews the token brings a new expiry, told in its turn. Only users who hold a token
 neither revoked nor expired are mailed: the others have nothing the sign-in keeps working.
 
-Each reminder is claimed before it is sent (its row marked with the expiry it tells, on the
-condition that no other run marked it and no sign-in renewed it meanwhile), so that two runs at
-once send it once, and no row is locked while the mail server is asked. A mail server that cannot
-be reached, or says "try later", gives the claim back for the next run; one that refuses the
-address for good is logged, and not asked again for that expiry. A worker killed between the
-claim and the mail leaves that expiry untold: the API's refusal then says why in words.
+Each reminder is a mail job of its user's (the `sign-in-reminder-mail` kind, which acts with no
+credentials), queued by the hourly run in the transaction that finds it due, and sent as the
+portal's other mail is (portal.jobs.tasks.MailingTask): a mail server out of reach, or saying
+"try later", is tried again with back-off; a job lost, or whose worker died, runs again. The
+expiry is marked told only once the mail server has taken the mail, with the job's row locked
+meanwhile, so that a second run of the job sends nothing. A job that failed at every try is
+queued again by the next hourly run; one the mail server refused for good (a 5xx answer) marks
+the expiry told, and is not tried again. A reminder is lost to nothing but the expiry passing;
+it is sent twice only if a worker dies after the mail server took it and before it was marked.
 
 The mail goes to where the portal writes to the user (portal.accounts.preferences), and to
-active accounts only.
+active accounts only; a sign-in that renewed the token before the job ran sends nothing.
 """
 
 from __future__ import annotations
 
-import logging
-import smtplib
 from datetime import datetime, timedelta
 
+from celery import shared_task
 from django.conf import settings
 from django.core.mail import EmailMessage
+from django.db import transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -31,20 +34,30 @@ from django.utils import timezone
 from portal.accounts import preferences
 from portal.accounts.models import LatestSignIn
 from portal.api.models import Token
+from portal.assurance.client import Credentials
+from portal.jobs import actions
+from portal.jobs.models import Job
+from portal.jobs.tasks import MailingTask, Progress, WorkFailed
+from portal.passports.tasks import hand_to_mail_server
 
-log = logging.getLogger(__name__)
-
+KIND = "sign-in-reminder-mail"
 REMIND_BEFORE = timedelta(days=7)
 
 
 def send_reminders() -> int:
-    """Mails each active user with a live API token whose latest sign-in ends within a week and
-    who was not told of that expiry yet; how many were mailed."""
-    sent = 0
-    for kept in _due(timezone.now()).select_related("user"):
-        if _claim(kept) and _mail(kept):
-            sent += 1
-    return sent
+    """Queues the reminder of each active user with a live API token whose latest sign-in ends
+    within a week and who was not told of that expiry yet, unless its job is waiting or
+    running already; how many were queued."""
+    queued = 0
+    now = timezone.now()
+    for pk in _due(now).values_list("pk", flat=True):
+        with transaction.atomic():
+            # Locked while its job is found or queued: two runs at once queue one.
+            kept = (_due(now).select_for_update(skip_locked=True, of=("self",))
+                    .select_related("user").filter(pk=pk).first())  # fmt: skip
+            if kept is not None and _queue(kept):
+                queued += 1
+    return queued
 
 
 def _due(now: datetime) -> QuerySet[LatestSignIn]:
@@ -56,44 +69,63 @@ def _due(now: datetime) -> QuerySet[LatestSignIn]:
     return ending.exclude(reminded_of=F("expires")).order_by("expires")
 
 
-def _claim(kept: LatestSignIn) -> bool:
-    """Marks the expiry as told, unless another run did or a sign-in renewed it; whether this
-    run did."""
-    unclaimed = LatestSignIn.objects.filter(pk=kept.pk, expires=kept.expires)
-    return bool(unclaimed.exclude(reminded_of=F("expires")).update(reminded_of=kept.expires))
-
-
-def _mail(kept: LatestSignIn) -> bool:
-    """Sends the reminder; whether the mail server took it. A passing trouble gives the claim
-    back, for the next run to try again."""
-    address = preferences.mail_address(kept.user)
-    if not address:
+def _queue(kept: LatestSignIn) -> bool:
+    """The reminder of the kept sign-in's expiry queued, or its job that failed queued again;
+    False if its job is waiting or running (or was cancelled by its owner), or the portal
+    knows no address of the user's."""
+    job = reminder_job(kept)
+    if job is not None:
+        return job.state == Job.State.FAILED and actions.queue_again(job)
+    if not preferences.mail_address(kept.user):
         return False
-    try:
-        message(kept, address).send()
-    except (smtplib.SMTPException, OSError) as trouble:
-        if _refused_for_good(trouble):
-            log.warning("The mail server refused the sign-in reminder to user %s for good: %s",
-                        kept.user.pk, trouble)  # fmt: skip
-        else:
-            log.warning("The sign-in reminder to user %s waits for the next run: %s",
-                        kept.user.pk, trouble or type(trouble).__name__)  # fmt: skip
-            _unclaim(kept)
-        return False
+    ends = timezone.localtime(kept.expires)
+    title = f"Mail to you: sign in by {ends.day} {ends:%B} to keep your API tokens working"
+    actions.queue_for(kept.user, reminder_mail, title, {"expires": kept.expires.isoformat()})
     return True
 
 
-def _refused_for_good(trouble: Exception) -> bool:
-    """A 5xx answer: the mail server will not take this mail, however often it is asked."""
-    if isinstance(trouble, smtplib.SMTPRecipientsRefused):
-        return all(code >= 500 for code, _ in trouble.recipients.values())
-    return isinstance(trouble, smtplib.SMTPResponseException) and trouble.smtp_code >= 500
+def reminder_job(kept: LatestSignIn) -> Job | None:
+    """The job that tells the kept sign-in's expiry, if one was queued."""
+    return Job.objects.filter(owner=kept.user_id, kind=KIND,
+                              params__expires=kept.expires.isoformat()).first()  # fmt: skip
 
 
-def _unclaim(kept: LatestSignIn) -> None:
-    LatestSignIn.objects.filter(pk=kept.pk, reminded_of=kept.expires).update(
-        reminded_of=kept.reminded_of
-    )
+class ReminderTask(MailingTask):
+    counted = "sent"
+    acts_as_owner = False  # the portal writes to its user: nothing is asked of the service
+
+
+@shared_task(base=ReminderTask, name=KIND)
+def reminder_mail(job: Job, credentials: Credentials | None, progress: Progress) -> None:
+    """params: `expires`, the expiry of the owner's latest sign-in that it tells."""
+    expires = datetime.fromisoformat(job.params["expires"])
+    try:
+        _send_once(job, expires)
+    except WorkFailed:
+        _told(job.owner_id, expires)  # refused for good: not asked again for this expiry
+        raise
+
+
+def _send_once(job: Job, expires: datetime) -> None:
+    """The reminder sent and its expiry marked told, once: a second run of the job at the same
+    time waits on the job's row until the first has marked it, then sends nothing. Nothing is
+    sent either once a sign-in has renewed the token, or the expiry has passed."""
+    with transaction.atomic():
+        Job.objects.select_for_update().filter(pk=job.pk).first()
+        kept = (LatestSignIn.objects.select_related("user")
+                .filter(user=job.owner_id, expires=expires, expires__gt=timezone.now())
+                .exclude(reminded_of=F("expires")).first())  # fmt: skip
+        if kept is None:
+            return
+        address = preferences.mail_address(kept.user)
+        if not address:
+            raise WorkFailed("Nothing was sent: the portal knows no address of yours.")
+        hand_to_mail_server(message(kept, address), address)
+        _told(kept.user_id, expires)
+
+
+def _told(user_id: int, expires: datetime) -> None:
+    LatestSignIn.objects.filter(user=user_id, expires=expires).update(reminded_of=expires)
 
 
 def message(kept: LatestSignIn, address: str) -> EmailMessage:

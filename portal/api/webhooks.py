@@ -167,7 +167,7 @@ def register(request: HttpRequest, sent: EndpointIn) -> Status:
     made_by = request.user if request.user.is_authenticated else None
     owner = form.chosen_owner.owner
     made, secret = kept_endpoints.register(
-        owner, data["url"], data["event_types"], data["description"], made_by
+        owner, data["url"], data["event_types"], data["description"], made_by, request=request
     )
     made = Endpoint.objects.select_related("site").get(pk=made.pk)
     return Status(201, _shown(made) | {"secret": secret})
@@ -184,7 +184,7 @@ def endpoint_detail(request: HttpRequest, endpoint_id: int) -> dict[str, Any]:
 @idempotent
 def roll(request: HttpRequest, endpoint_id: int) -> dict[str, Any]:
     found = endpoint_of(request, endpoint_id)
-    secret = kept_endpoints.roll_secret(found)
+    secret = kept_endpoints.roll_secret(found, request=request)
     found.refresh_from_db()
     return {"secret": secret, "previous_signs_until": found.previous_until}
 
@@ -194,7 +194,7 @@ def roll(request: HttpRequest, endpoint_id: int) -> dict[str, Any]:
 @idempotent
 def disable(request: HttpRequest, endpoint_id: int) -> dict[str, Any]:
     found = endpoint_of(request, endpoint_id)
-    kept_endpoints.disable(found)
+    kept_endpoints.disable(found, request=request)
     return _shown(endpoint_of(request, endpoint_id))
 
 
@@ -203,7 +203,7 @@ def disable(request: HttpRequest, endpoint_id: int) -> dict[str, Any]:
 @idempotent
 def enable(request: HttpRequest, endpoint_id: int) -> dict[str, Any]:
     found = endpoint_of(request, endpoint_id)
-    if not found.enabled and not kept_endpoints.enable(found):
+    if not found.enabled and not kept_endpoints.enable(found, request=request):
         raise ApiError(409, "too_many_endpoints", "Its owner has as many endpoints enabled as "
                        "it may: disable one first.")  # fmt: skip
     return _shown(endpoint_of(request, endpoint_id))

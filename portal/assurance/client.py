@@ -566,7 +566,11 @@ class AssuranceClient:
 
 # Each socket read waits at most the read time-out, but an answer whose status line and headers
 # come a little at a time would keep a call waiting past its deadline. While a call waits for
-# them, a timer cuts the connection at the deadline.
+# them, a timer cuts the connection at the deadline. Neither requests nor urllib3 has a deadline
+# over them, nor a hook that sees the connection before they are read: the pools of the client's
+# adapter make connections of these subclasses of urllib3's public connection classes (through
+# the pool manager's pool_classes_by_scheme, which urllib3 lets each instance set). What that
+# leans on, tests/library_parts/test_urllib3.py checks on the versions installed.
 _call_deadline: ContextVar[float | None] = ContextVar("assurance_call_deadline", default=None)
 
 

@@ -46,6 +46,10 @@ class Event(models.Model):
         API_TOKEN_MADE = "api-token-made", "API token made"
         API_TOKEN_REVOKED = "api-token-revoked", "API token revoked"
         API_TOKEN_USED_REVOKED = "api-token-used-revoked", "API token used after it was revoked"
+        WEBHOOK_REGISTERED = "webhook-registered", "Webhook endpoint registered"
+        WEBHOOK_SECRET_ROLLED = "webhook-secret-rolled", "Webhook endpoint's secret rolled"
+        WEBHOOK_DISABLED = "webhook-disabled", "Webhook endpoint disabled"
+        WEBHOOK_ENABLED = "webhook-enabled", "Webhook endpoint enabled again"
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     at = models.DateTimeField(default=timezone.now, db_index=True)

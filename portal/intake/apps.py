@@ -8,10 +8,17 @@ class IntakeConfig(AppConfig):
     verbose_name = "Intake results"
 
     def ready(self) -> None:
-        from portal.intake import announcing, clerkship, exporting, notifying, receivers  # noqa: F401
+        from portal.intake import (  # noqa: F401
+            announcing,
+            clerkship,
+            exporting,
+            listing_results,
+            notifying,
+            receivers,
+        )
         from portal.intake.loads import many_recorded
         from portal.intake.models import LoadEntry
-        from portal.passports import manifests
+        from portal.passports import listing, manifests
 
         # Each load recorded or corrected is mailed to its passport's maker.
         post_save.connect(notifying.entry_added, sender=LoadEntry,
@@ -23,3 +30,5 @@ class IntakeConfig(AppConfig):
         many_recorded.connect(announcing.entries_recorded, dispatch_uid="intake.webhook_events")
         # The figures of each passport's latest load go in the business's exports.
         manifests.columns_added.connect(exporting.columns, dispatch_uid="intake.export_figures")
+        # The result of each passport's latest load in the business's list, and its filter.
+        listing.results_offered.connect(listing_results.results, dispatch_uid="intake.list_results")

@@ -37,7 +37,7 @@ from portal.intake.loads import Figures
 from portal.intake.models import IntakeSite, Load, LoadEntry
 from portal.intake.showing import ShownLoad, shown
 from portal.lib import numbers
-from portal.passports import intake, lookup
+from portal.passports import gate_check, lookup
 from portal.passports.models import Passport
 
 PER_PAGE = 25
@@ -199,7 +199,7 @@ class KeptVerdict:
 
     @property
     def why_not(self) -> str:
-        """Why the claim was not valid (as the intake check says it); "" if it was."""
+        """Why the claim was not valid (as the gate check says it); "" if it was."""
         if self.valid:
             return ""
         if self.expiry and self.expiry <= self.checked_at:
@@ -222,9 +222,9 @@ class Checked:
 
     @property
     def essentials(self) -> list[tuple[str, str]]:
-        """The passport's fields the intake check's table shows, by their labels."""
+        """The passport's fields the gate check's table shows, by their labels."""
         record = self.passport.crop_passport
-        shown = [(f.label, f.shown(getattr(record, f.name))) for f in intake.COLUMNS]
+        shown = [(f.label, f.shown(getattr(record, f.name))) for f in gate_check.COLUMNS]
         return [(label, value) for label, value in shown if value]
 
 

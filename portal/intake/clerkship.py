@@ -1,5 +1,5 @@
 """Whether the signed-in user is a clerk of any intake site, for every page that says so: the
-header's "Intake" link, and the intake check's "Record" links (templates/passports/check.html,
+header's "Intake" link, and the gate check's "Record" links (templates/passports/gate_check.html,
 which cannot ask portal.intake itself: passports sit below intake). The context processor
 `clerk` gives templates `intake_clerk`.
 

@@ -23,7 +23,7 @@ from portal.intake.loads import Bounds, Claim, Figures, latest_figures, specific
 from portal.intake.models import Decision, IntakeSite, Load
 from portal.lib import weights
 from portal.lib.printable import printable, printable_lines
-from portal.passports import intake
+from portal.passports import gate_check
 from portal.passports.forms import (
     CHARACTERS_A_CODE,
     AsciiDateTimeField,
@@ -279,7 +279,7 @@ def _result_field(parameter: quality.Parameter) -> forms.DecimalField:
 
 class CodeForm(forms.Form):
     """A passport's short code, typed, or scanned from its QR code (which holds its signed
-    address, or on an older passport its look-up address): read as the intake check reads
+    address, or on an older passport its look-up address): read as the gate check reads
     each code of its list."""
 
     code = forms.CharField(
@@ -289,9 +289,9 @@ class CodeForm(forms.Form):
     )  # fmt: skip
 
     def clean_code(self) -> str:
-        entries = intake.listed(self.cleaned_data["code"])
+        entries = gate_check.listed(self.cleaned_data["code"])
         if len(entries) != 1 or entries[0].short_code is None:
-            raise forms.ValidationError(intake.NOTES[intake.State.MALFORMED])
+            raise forms.ValidationError(gate_check.NOTES[gate_check.State.MALFORMED])
         return entries[0].short_code
 
 

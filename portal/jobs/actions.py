@@ -55,6 +55,15 @@ def queue_for(
     return job
 
 
+def queue_again(job: Job) -> bool:
+    """Queues again from the start a failed job that the portal started of its own accord (a
+    kind that acts with no credentials: a mail to its owner, tried again later); False if it
+    had not failed."""
+    if getattr(job.task, "acts_as_owner", True):
+        raise ValueError(f"{job.kind} acts with its owner's credentials: they resume it.")
+    return _queue_again(job, Job.objects.all())
+
+
 def _reusable(owner: AbstractBaseUser, dedupe_key: str) -> Job | None:
     return (
         Job.objects.filter(owner=owner, dedupe_key=dedupe_key)

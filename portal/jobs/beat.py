@@ -11,43 +11,80 @@ schedule lost: it takes the lock again if no other beat has, and writes the sche
 A task with no last run in Redis is sent at once, not an interval after beat starts. With no
 Redis, `make run` uses Celery's own scheduler in memory (MemoryScheduler): it keeps no file
 that could be corrupted, and it is for one beat on one machine only.
+
+Only the libraries' public parts: RedBeat's scheduler and entry, with its own lock turned off
+by its documented setting (`redbeat_lock_key = None`: RedBeat takes its lock once, waiting, in
+a handler of beat_init, and stops beat when it is lost); in its place a lock of redis-py's,
+taken in beat's loop (Celery's `Scheduler.tick`) and renewed to the full time-out each loop.
+What this leans on beyond their documents, tests/library_parts/test_celery_redbeat.py checks.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import Any
 
 import redis
 from celery import Celery
 from celery.beat import ScheduleEntry, Scheduler
-from celery.signals import beat_init
-from redbeat.schedulers import (
-    LUA_EXTEND_TO_SCRIPT,
-    RedBeatScheduler,
-    acquire_distributed_beat_lock,
-    get_redis,
-)
+from redbeat import RedBeatScheduler, RedBeatSchedulerEntry
 
 log = logging.getLogger(__name__)
 
 # RedBeat's settings that it reads only when given under their own names (redbeat_redis_url),
 # which Django's CELERY_ namespace hides: without them it would fall back to the broker's.
 OWN_NAMED_SETTINGS = ("redbeat_redis_url", "redbeat_redis_options")
+# RedBeat's default prefix, should the settings name none.
+DEFAULT_KEY_PREFIX = "redbeat:"
 
-# RedBeat takes its lock in a handler of beat_init, waiting there until it has it, and a beat
-# that starts while Redis is out of reach fails; RedisScheduler takes it in its loop instead.
-beat_init.disconnect(acquire_distributed_beat_lock)
+
+def every_interval(entry: ScheduleEntry) -> bool:
+    """Whether the entry runs every so many seconds (the sweep), not at times of day."""
+    return getattr(entry.schedule, "run_every", None) is not None
+
+
+class DueAtOnceEntry(RedBeatSchedulerEntry):
+    """RedBeat's entry, except that one made with no last run that runs every interval has
+    never run (RedBeat's `last_run_at` None), so is due at once, as in MemoryScheduler:
+    Celery's entry would take its making for its last run, and the first run would come an
+    interval after beat starts. Entries of the settings' schedule that Redis has a last run of
+    keep that (RedBeat's update_from_dict), so a new deployment, or a Redis restarted empty,
+    sweeps at once, and a beat restarted never early."""
+
+    def __init__(self, *args: Any, last_run_at: datetime | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, last_run_at=last_run_at, **kwargs)
+        if last_run_at is None and every_interval(self):
+            self.last_run_at = None
 
 
 class RedisScheduler(RedBeatScheduler):
-    """RedBeat's scheduler, made to go on through Redis's troubles rather than stop."""
+    """RedBeat's scheduler with a lock of its own, taken in beat's loop: made to go on through
+    Redis's troubles rather than stop."""
+
+    Entry = DueAtOnceEntry
 
     def __init__(self, app: Celery, *args: Any, **kwargs: Any) -> None:
         for name in OWN_NAMED_SETTINGS:
-            app.conf[name] = app.conf.first(name)
+            if (value := app.conf.first(name)) is not None:
+                app.conf[name] = value
+        app.conf["redbeat_lock_key"] = None  # RedBeat's own lock off: this scheduler's instead
         self.holding = False  # until this beat holds the lock and has written the schedule
         super().__init__(app, *args, **kwargs)
+        self.lock_seconds = int(app.conf.first("redbeat_lock_timeout") or 5 * self.max_interval)
+        client = redis.Redis.from_url(
+            app.conf.first("redbeat_redis_url"), **(app.conf.first("redbeat_redis_options") or {})
+        )
+        # The key RedBeat's own lock has, so that beats of a release before this one, which
+        # take RedBeat's, and beats of this one never send at once.
+        prefix = app.conf.first("redbeat_key_prefix") or DEFAULT_KEY_PREFIX
+        self.beat_lock = client.lock(f"{prefix}:lock", timeout=self.lock_seconds)
+
+    @property
+    def info(self) -> str:
+        """What beat says of its scheduler as it starts: where Redis is, and the lock."""
+        lock = f"       . lock -> `{self.beat_lock.name}` ({self.lock_seconds} s)"
+        return f"{super().info}\n{lock}"
 
     def setup_schedule(self) -> None:
         """At start: the schedule written to Redis, if Redis can be reached; it is written
@@ -57,19 +94,9 @@ class RedisScheduler(RedBeatScheduler):
         except redis.exceptions.RedisError as trouble:
             self._out_of_reach(trouble)
 
-    def _maybe_entry(self, name: str, entry: Any) -> Any:
-        """An entry of the settings' schedule. One run every interval is due at once when Redis
-        has no last run of it (RedBeat's update_from_dict gives it the last run Redis has), as
-        in MemoryScheduler, rather than an interval after beat starts: a new deployment, or a
-        Redis restarted empty, sweeps at once."""
-        made = super()._maybe_entry(name, entry)
-        if every_interval(made):
-            made.last_run_at = None  # RedBeat's "never run"
-        return made
-
     def tick(self, *args: Any, **kwargs: Any) -> float:
         try:
-            if not (self.holding or self.take_lock()):
+            if not self.holds_lock():
                 return self.max_interval
             return super().tick(*args, **kwargs)
         except redis.exceptions.LockError:
@@ -82,15 +109,15 @@ class RedisScheduler(RedBeatScheduler):
             self._out_of_reach(trouble)
         return self.max_interval
 
-    def take_lock(self) -> bool:
-        """Takes the lock if no beat holds it; whether this beat holds it now. Once it does, the
-        schedule is written again, as Redis may have lost it since this beat started (each
+    def holds_lock(self) -> bool:
+        """Whether this beat holds the lock, for the lock's whole time-out from now: it is
+        renewed, or taken if no beat holds it (LockError if this beat has lost it). Once taken,
+        the schedule is written again, as Redis may have lost it since this beat started (each
         task's last run is kept when Redis has it)."""
-        if self.lock is None:
-            client = get_redis(self.app)
-            self.lock = client.lock(self.lock_key, timeout=self.lock_timeout)
-            self.lock.lua_extend = client.register_script(LUA_EXTEND_TO_SCRIPT)
-        if not (self.lock.owned() or self.lock.acquire(blocking=False)):
+        if self.holding:
+            self.beat_lock.extend(self.lock_seconds, replace_ttl=True)
+            return True
+        if not (self.beat_lock.owned() or self.beat_lock.acquire(blocking=False)):
             return False
         super().setup_schedule()
         self.holding = True
@@ -99,11 +126,14 @@ class RedisScheduler(RedBeatScheduler):
 
     def close(self) -> None:
         """Lets go of the lock, so that another beat takes over at once."""
-        try:
-            super().close()
-        except redis.exceptions.RedisError as trouble:
-            log.warning("Celery beat could not let go of its lock in Redis (%s); another beat "
-                        "takes over once it times out.", type(trouble).__name__)  # fmt: skip
+        if self.holding:
+            self.holding = False
+            try:
+                self.beat_lock.release()
+            except redis.exceptions.RedisError as trouble:
+                log.warning("Celery beat could not let go of its lock in Redis (%s); another beat "
+                            "takes over once it times out.", type(trouble).__name__)  # fmt: skip
+        super().close()
 
     def _out_of_reach(self, trouble: redis.exceptions.RedisError) -> None:
         log.warning("Celery beat could not reach Redis (%s); it tries again in %s s.",
@@ -120,8 +150,3 @@ class MemoryScheduler(Scheduler):
         for entry in self.schedule.values():
             if every_interval(entry):
                 entry.last_run_at = self.app.now() - entry.schedule.run_every
-
-
-def every_interval(entry: ScheduleEntry) -> bool:
-    """Whether the entry runs every so many seconds (the sweep), not at times of day."""
-    return getattr(entry.schedule, "run_every", None) is not None

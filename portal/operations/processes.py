@@ -16,7 +16,9 @@ holds at most two files for each process that ever ran at the same time, and eve
 stays whole and only grows. prometheus_client offers this as `MultiProcessValue`'s
 `process_identifier`, whose one rule the slots keep: processes running at once have distinct
 names. A process that claims no slot (a management command) writes under its process id, as
-prometheus_client does by default.
+prometheus_client does by default. It is the one way prometheus_client has, and not a
+documented one (its maintainers call it semi-supported): tests/library_parts/
+test_prometheus_client.py checks what it relies on, on the version installed.
 
 No Django here: gunicorn's master process uses this module before any app is loaded.
 """

@@ -4,7 +4,15 @@ own page, with every header its pages carry, rather than gunicorn's plain text; 
 malformed request still gets gunicorn's. And a 413 (a body refused as too large, its rest
 unread: the sites' JSON door, portal/lib/bodies.py) ends its connection, `Connection: close`:
 gunicorn would otherwise read the rest of the body, however large, to reach the connection's
-next request, and it drops a Connection header of the portal's own."""
+next request, and it drops a Connection header of the portal's own.
+
+gunicorn offers no setting for either: its answers to bad requests are its own, and only a
+worker class (a documented setting, `worker_class`) can change them. nginx in front answers an
+address over its own limit itself, but `make run` and a site's software reaching the portal
+directly meet gunicorn's. So this is the smallest subclass that does it: two of gunicorn's
+methods overridden (`handle_error`, `load_wsgi`) and its response told to close
+(`force_close`, through the `start_response` it hands the application). What that leans on,
+tests/library_parts/test_gunicorn.py checks on the gunicorn installed."""
 
 from __future__ import annotations
 

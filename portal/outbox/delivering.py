@@ -17,8 +17,10 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.http import HttpRequest
 from django.utils import timezone
 
+from portal.audit import events as audit
 from portal.outbox import mailing, sending, signing
 from portal.outbox.models import Attempt, Delivery, Endpoint
 
@@ -113,9 +115,16 @@ def _endpoint_heard(endpoint: Endpoint, outcome: sending.Outcome, now: object) -
         disable(endpoint, f"Every delivery failed for {days} days.", tell_owners=True)
 
 
-def disable(endpoint: Endpoint, reason: str, *, tell_owners: bool = False) -> bool:
-    """The endpoint disabled with the reason, its deliveries still waiting failed; its owners
-    told by e-mail if asked. False if it was disabled already."""
+def disable(
+    endpoint: Endpoint,
+    reason: str,
+    *,
+    tell_owners: bool = False,
+    request: HttpRequest | None = None,
+) -> bool:
+    """The endpoint disabled with the reason, its deliveries still waiting failed, and recorded
+    in the audit trail (with the request of the owner who disabled it; with none when the
+    portal did); its owners told by e-mail if asked. False if it was disabled already."""
     now = timezone.now()
     with transaction.atomic():
         changed = Endpoint.objects.filter(pk=endpoint.pk, enabled=True).update(
@@ -126,6 +135,8 @@ def disable(endpoint: Endpoint, reason: str, *, tell_owners: bool = False) -> bo
         endpoint.deliveries.filter(state=Delivery.State.PENDING).update(
             state=Delivery.State.FAILED, ended=now, held_until=None
         )
+        audit.record(audit.Kind.WEBHOOK_DISABLED, request, reason=reason[:300],
+                     **endpoint.audited())  # fmt: skip
         if tell_owners:
             mailing.tell_owners_disabled(endpoint, reason)
     return True

@@ -1,5 +1,6 @@
 """Endpoints' own changes, for the pages and the API alike: registered with a new secret (shown
-once), the secret rolled (the one it replaces signs too for a day), enabled again."""
+once), the secret rolled (the one it replaces signs too for a day), disabled, enabled again;
+each recorded in the audit trail, with the request of the user who did it."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.http import HttpRequest
 from django.utils import timezone
 
+from portal.audit import events as audit
 from portal.outbox import delivering
 from portal.outbox.models import ROTATION, Endpoint, new_secret
 
@@ -37,7 +40,13 @@ def owner_of(endpoint: Endpoint) -> Owner:
 
 
 def register(
-    owner: Owner, url: str, event_types: list[str], description: str, made_by: AbstractBaseUser
+    owner: Owner,
+    url: str,
+    event_types: list[str],
+    description: str,
+    made_by: AbstractBaseUser | None,
+    *,
+    request: HttpRequest | None = None,
 ) -> tuple[Endpoint, str]:
     """The endpoint made, and its secret, to be shown this once."""
     secret = new_secret()
@@ -47,11 +56,14 @@ def register(
         url=url, event_types=sorted(set(event_types)), description=description, made_by=made_by,
     )  # fmt: skip
     endpoint.set_secret(secret)
-    endpoint.save()
+    with transaction.atomic():
+        endpoint.save()
+        audit.record(audit.Kind.WEBHOOK_REGISTERED, request, user=made_by,
+                     event_types=endpoint.event_types, **endpoint.audited())  # fmt: skip
     return endpoint, secret
 
 
-def roll_secret(endpoint: Endpoint) -> str:
+def roll_secret(endpoint: Endpoint, *, request: HttpRequest | None = None) -> str:
     """A new secret for the endpoint, to be shown this once; the current one signs too for
     ROTATION (deliveries carry both signatures meanwhile), so its receiver can change over."""
     secret = new_secret()
@@ -61,24 +73,27 @@ def roll_secret(endpoint: Endpoint) -> str:
         locked.previous_until = timezone.now() + ROTATION
         locked.set_secret(secret)
         locked.save(update_fields=["secret", "previous_secret", "previous_until"])
+        audit.record(audit.Kind.WEBHOOK_SECRET_ROLLED, request, **locked.audited())
     return secret
 
 
-def disable(endpoint: Endpoint) -> bool:
-    return delivering.disable(endpoint, "Disabled by its owner.")
+def disable(endpoint: Endpoint, *, request: HttpRequest | None = None) -> bool:
+    return delivering.disable(endpoint, "Disabled by its owner.", request=request)
 
 
-def enable(endpoint: Endpoint) -> bool:
+def enable(endpoint: Endpoint, *, request: HttpRequest | None = None) -> bool:
     """The endpoint enabled again; its deliveries that failed meanwhile stay failed (its owner
     may send them again). False if it was enabled, or its owner has as many enabled as any
     may."""
     if enabled_of(owner_of(endpoint)) >= settings.PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER:
         return False
-    return bool(
-        Endpoint.objects.filter(pk=endpoint.pk, enabled=False).update(
+    with transaction.atomic():
+        enabled = Endpoint.objects.filter(pk=endpoint.pk, enabled=False).update(
             enabled=True, disabled_reason="", failing_since=None
         )
-    )
+        if enabled:
+            audit.record(audit.Kind.WEBHOOK_ENABLED, request, **endpoint.audited())
+    return bool(enabled)
 
 
 def change(endpoint: Endpoint, url: str, event_types: list[str], description: str) -> None:

@@ -12,6 +12,7 @@ import base64
 import secrets
 import uuid
 from datetime import timedelta
+from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.db import models
@@ -95,6 +96,15 @@ class Endpoint(models.Model):
 
     def wants(self, event_type: str) -> bool:
         return event_type == EventType.PING or event_type in self.event_types
+
+    def audited(self) -> dict[str, object]:
+        """The endpoint as the audit trail names it: its id, its owner, and its address without
+        a query, a fragment or a user's part (a receiver may keep a secret of its own there);
+        never its signing secret."""
+        owner = f"site-{self.site.code}" if self.site_id else f"business-{self.membership_guid}"
+        address = urlsplit(self.url)
+        address = address._replace(netloc=address.netloc.rpartition("@")[2], query="", fragment="")
+        return {"endpoint": self.pk, "owner": owner, "address": urlunsplit(address)}
 
 
 class Event(models.Model):

@@ -27,7 +27,7 @@ from portal.assurance.passport_fields import (
 )
 from portal.lib.numbers import plain_number
 from portal.lib.printable import printable
-from portal.passports import codes, intake, listing
+from portal.passports import codes, gate_check, listing
 
 
 class LookUpForm(forms.Form):
@@ -45,8 +45,8 @@ class LookUpForm(forms.Form):
     )
 
 
-class IntakeForm(forms.Form):
-    """A list of short codes to check at once (`/p/check`), as intake.listed reads it: at most
+class GateCheckForm(forms.Form):
+    """A list of short codes to check at once (`/p/check`), as gate_check.listed reads it: at most
     PORTAL_INTAKE_LIMIT entries, each counted once. Its page draws the text area itself."""
 
     codes = forms.CharField(
@@ -63,14 +63,14 @@ class IntakeForm(forms.Form):
             "one a line, or separated by spaces or commas."
         )
 
-    def clean_codes(self) -> list[intake.Entry]:
+    def clean_codes(self) -> list[gate_check.Entry]:
         text = self.cleaned_data["codes"]
         if len(text) > self.limit * CHARACTERS_A_CODE:
             raise forms.ValidationError(
                 f"That is more text than {self.limit} codes take: check at most {self.limit} "
                 "codes at once, one a line."
             )
-        entries = intake.listed(text)
+        entries = gate_check.listed(text)
         if not entries:
             raise forms.ValidationError("Enter the short codes to check, one a line.")
         if len(entries) > self.limit:

@@ -4,19 +4,21 @@ narrowed by the list's filters. The list page and its exports ask here, so that 
 reaches a passport of a membership the user is not a contact of.
 
 The result of each passport's latest load at intake (its net weight and decision) is shown and
-filtered here too, read by the ORM from the intake's loads: the intake app sits above this one,
-which cannot import it, and its loads name their passport (`Passport.intake_loads`)."""
+filtered here too, as the intake app offers it (`results_offered`): that app sits above this
+one, which cannot import it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from django.core.cache import cache
-from django.db import models, transaction
-from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery, Value
+from django.db import transaction
+from django.db.models import F, QuerySet, Value
 from django.db.models.functions import Replace
+from django.dispatch import Signal
 
 from portal.assurance import records
 from portal.lib.weights import tonnes_of_kg
@@ -56,15 +58,13 @@ def for_rows(passports: QuerySet[Passport]) -> QuerySet[Passport]:
     """What the list's rows (and the API's list) show of each passport (not its whole record),
     who made it, and its latest load's net weight and decision at intake (`intake_net_kg`,
     `intake_decision`, None without one), in the same query."""
-    latest = _loads().objects.filter(passport=OuterRef("pk")).order_by("-created", "-pk")
-    return passports.select_related("made_by").only(
+    rows = passports.select_related("made_by").only(
         "short_code", "membership_guid", "site_guid", "business_name", "crop_type", "variety",
         "loading_date", "harvest_year", "haulier_company_name", "origin", "created",
         "made_by__username",
-    ).annotate(
-        intake_net_kg=Subquery(latest.values("net_kg")[:1]),
-        intake_decision=Subquery(latest.values("decision")[:1]),
     )  # fmt: skip
+    results = _results()
+    return rows if results is None else results.with_latest(rows)
 
 
 # --- the result at intake -------------------------------------------------------------------------
@@ -81,35 +81,46 @@ class Result:
     decision_label: str
 
 
-def _loads() -> type[models.Model]:
-    """The intake's model of a load (portal.intake.models.Load), by the ORM."""
-    return Passport._meta.get_field("intake_loads").related_model
+@dataclass(frozen=True, slots=True)
+class LoadResults:
+    """What the app that records loads at intake (portal.intake) offers the list, as a receiver
+    of `results_offered` answers: the passports with their latest load's net weight in kg and
+    decision (`intake_net_kg`, `intake_decision`: None without a load) in the same query; the
+    passports whose latest load has a decision (or, NO_RESULT, that have no load); and the
+    decisions a load can have, (value, label)."""
+
+    with_latest: Callable[[QuerySet[Passport]], QuerySet[Passport]]
+    decided: Callable[[QuerySet[Passport], str], QuerySet[Passport]]
+    decisions: list[tuple[str, str]]
+
+
+# Sent as the list is drawn or filtered: the intake app answers with its LoadResults. The
+# passports' app cannot import the apps above it; they offer their columns so.
+results_offered = Signal()
+
+
+def _results() -> LoadResults | None:
+    return next((answer for _, answer in results_offered.send(sender=Passport)), None)
 
 
 def decisions() -> list[tuple[str, str]]:
-    """The decisions a load can have, as the intake's model gives them: (value, label)."""
-    return list(_loads()._meta.get_field("decision").choices)
+    """The decisions a load can have, as the intake app offers them: (value, label)."""
+    results = _results()
+    return [] if results is None else results.decisions
 
 
 def result_of(passport: Passport) -> Result | None:
     """The result of a passport of `for_rows`, or None before any load of it is recorded."""
-    if passport.intake_decision is None:
+    decision = getattr(passport, "intake_decision", None)
+    if decision is None:
         return None
-    label = dict(decisions()).get(passport.intake_decision, passport.intake_decision)
-    return Result(tonnes_of_kg(passport.intake_net_kg), passport.intake_decision, label)
+    label = dict(decisions()).get(decision, decision)
+    return Result(tonnes_of_kg(passport.intake_net_kg), decision, label)
 
 
 def _decided(passports: QuerySet[Passport], decision: str) -> QuerySet[Passport]:
-    """The passports whose latest load has `decision`, or (NO_RESULT) that have no load."""
-    loads = _loads().objects
-    if decision == NO_RESULT:
-        return passports.exclude(Exists(loads.filter(passport=OuterRef("pk"))))
-    later = loads.filter(
-        Q(created__gt=OuterRef("created")) | Q(created=OuterRef("created"), pk__gt=OuterRef("pk")),
-        passport=OuterRef("passport"),
-    )  # fmt: skip
-    latest_decided = loads.filter(decision=decision).exclude(Exists(later))
-    return passports.filter(Exists(latest_decided.filter(passport=OuterRef("pk"))))
+    results = _results()
+    return passports.none() if results is None else results.decided(passports, decision)
 
 
 def ids_as_made(passports: QuerySet[Passport]) -> list[int]:

@@ -6,7 +6,7 @@ from portal.passports.views import (
     checker,
     create,
     development_mail,
-    intake,
+    gate_check,
     lookup,
     mail,
     passport,
@@ -17,13 +17,13 @@ from portal.passports.views import (
 app_name = "passports"
 
 urlpatterns = [
-    # Anyone's, signed in or not: the look-up by short code, and many codes checked at intake
+    # Anyone's, signed in or not: the look-up by short code, and many codes checked at the gate
     # (before the verdict's address, which takes any path).
     path("p/", lookup.look_up, name="lookup"),
-    path("p/check", intake.check, name="check"),
+    path("p/check", gate_check.check, name="check"),
     path("p/check/", RedirectView.as_view(pattern_name="passports:check")),
-    path("p/check/<slug:check_id>", intake.checked, name="checked"),
-    path("p/check/<slug:check_id>.csv", intake.checked_csv, name="checked-csv"),
+    path("p/check/<slug:check_id>", gate_check.checked, name="checked"),
+    path("p/check/<slug:check_id>.csv", gate_check.checked_csv, name="checked-csv"),
     path("p/<path:code>", lookup.passport_verdict, name="verdict"),
     # A passport's signed code, as its QR code holds it (`HTTPS://<HOST>/V/<code>`), and the
     # public keys that verify it.

@@ -51,8 +51,10 @@ def new(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, "webhooks/new.html", {"form": form, "owners": owners}, status=400)
     data = form.cleaned_data
-    made, secret = endpoints.register(form.chosen_owner.owner, data["url"], data["event_types"],
-                                      data["description"], request.user)  # fmt: skip
+    made, secret = endpoints.register(
+        form.chosen_owner.owner, data["url"], data["event_types"], data["description"],
+        request.user, request=request,
+    )  # fmt: skip
     _to_show_once(request, made.pk, secret)
     return redirect("webhooks:endpoint", made.pk)
 
@@ -95,7 +97,7 @@ def send_test(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def roll(request: HttpRequest, pk: int) -> HttpResponse:
     found = access.endpoint_of(request, pk)
-    _to_show_once(request, pk, endpoints.roll_secret(found))
+    _to_show_once(request, pk, endpoints.roll_secret(found, request=request))
     return redirect("webhooks:endpoint", pk)
 
 
@@ -103,7 +105,7 @@ def roll(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def disable(request: HttpRequest, pk: int) -> HttpResponse:
     found = access.endpoint_of(request, pk)
-    if endpoints.disable(found):
+    if endpoints.disable(found, request=request):
         messages.success(request, "The endpoint is disabled: no event is sent to it.")
     return redirect("webhooks:endpoint", pk)
 
@@ -112,7 +114,7 @@ def disable(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def enable(request: HttpRequest, pk: int) -> HttpResponse:
     found = access.endpoint_of(request, pk)
-    if endpoints.enable(found):
+    if endpoints.enable(found, request=request):
         messages.success(request, "The endpoint is enabled: new events are sent to it.")
     elif not found.enabled:
         messages.error(request, f"Not enabled: {access.owner_name(found)} has "

@@ -339,7 +339,7 @@ def assert_accessible(page: Page) -> None:
 
 # --- a camera that sees QR codes -----------------------------------------------------------------
 
-# A camera and a QR reader for a page that scans passports' QR codes (the intake check, the
+# A camera and a QR reader for a page that scans passports' QR codes (the gate check, the
 # clerks' Record a load, the offline checker): the reader "sees" each address of
 # `window.__qrCodes` in turn, one a frame.
 CAMERA_AND_QR_READER = """

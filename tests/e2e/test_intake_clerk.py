@@ -1,8 +1,8 @@
 """An intake clerk's day in Chromium, on a 360-pixel phone, with JavaScript and without: the
-clerk signs in, checks a lorry's passport at the intake check, records its load from the
+clerk signs in, checks a lorry's passport at the gate check, records its load from the
 table in one click with a claim on specific weight, sees the load's page, then corrects it
 with a reason and reads both in its history; the site's loads, each a card; a passport's QR
-code scanned to look it up (the camera and QR reader stood in for, as the intake check's test
+code scanned to look it up (the camera and QR reader stood in for, as the gate check's test
 does). axe-core on each page (with JavaScript: it runs in the page)."""
 
 from __future__ import annotations

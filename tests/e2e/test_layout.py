@@ -69,7 +69,7 @@ PAGES: dict[str, tuple[tuple[str, str] | None, Callable[[Made], str]]] = {
     "look-up": (None, lambda made: "/p/"),
     "a passport looked up": (None, lambda made: f"/p/{made.code}"),
     "a code not found": (None, lambda made: "/p/ABCDE-FGHJK"),
-    "the intake check": (None, lambda made: "/p/check"),
+    "the gate check": (None, lambda made: "/p/check"),
     "codes checked": (None, lambda made: f"/p/check/{made.check}"),
     "codes no longer kept": (None, lambda made: "/p/check/no-longer-kept"),
     "the offline checker": (None, lambda made: "/V/"),
@@ -242,7 +242,7 @@ def test_the_camera_is_allowed_exactly_on_the_pages_that_scan(measured):
     allowed = {name for name, (may, _) in _camera.items() if may}
     # "intake" and "record a load by its code" lead a clerk of one site to its pages.
     assert scanning == {
-        "the intake check",
+        "the gate check",
         "codes checked",
         "codes no longer kept",
         "the offline checker",

@@ -1,4 +1,4 @@
-"""A Scan button shows only where it can work, on every page that has one (the intake check, a
+"""A Scan button shows only where it can work, on every page that has one (the gate check, a
 clerk's site and Record a load, the offline checker, a signed code's page): not without
 JavaScript, not where the browser cannot read QR codes (Chromium on Linux has no
 BarcodeDetector), and where it can (a camera and a QR reader stood in for), it shows and the

@@ -1,5 +1,5 @@
 """The intake clerks' pages (`/intake/`): their sites and each site's loads, "Record a load" by
-short code (typed, or scanned as the intake check scans), the record form, a load's page and
+short code (typed, or scanned as the gate check scans), the record form, a load's page and
 its correction. What each does is portal.intake.clerking's; a clerk reaches only the sites they
 are a clerk of and their loads (anything else is not found), anyone else who is signed in is
 told they are a clerk of no site, and anyone not signed in is sent to sign in."""
@@ -18,7 +18,7 @@ from portal.intake import clerking
 from portal.intake.clerking import Correcting, Recording, Refused
 from portal.intake.forms import CodeForm
 from portal.intake.models import IntakeSite
-from portal.passports.views.intake import with_the_camera
+from portal.passports.views.camera import with_the_camera
 
 
 @require_safe
@@ -36,7 +36,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_safe
 @login_required
 def record_code(request: HttpRequest) -> HttpResponse:
-    """From "Record" in the intake check's table: the record page of the clerk's site for the
+    """From "Record" in the gate check's table: the record page of the clerk's site for the
     code (of which site, if they are a clerk of several)."""
     sites = clerking.sites_of_clerk(request.user)
     code = request.GET.get("code", "")[:200]

@@ -33,7 +33,7 @@ from django.views.decorators.http import require_safe
 
 from portal.assurance import records
 from portal.passports import signing
-from portal.passports.views.intake import with_the_camera
+from portal.passports.views.camera import with_the_camera
 
 SCOPE = signing.PATH  # /V/
 WORKER_SOURCE = "js/checker-worker.js"

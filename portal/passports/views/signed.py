@@ -22,8 +22,8 @@ from django.views.decorators.http import etag, require_safe
 from portal.lib.signed_codes import State
 from portal.passports import signing
 from portal.passports.lookup import look_up_now
+from portal.passports.views.camera import with_the_camera
 from portal.passports.views.checker import checker_config
-from portal.passports.views.intake import with_the_camera
 
 logger = logging.getLogger(__name__)
 

@@ -582,7 +582,7 @@ def test_who_may_see_record_and_correct(who, request, clerk, site, client):
         assert answers["site"]["Location"].startswith("/accounts/sign-in/?next=")
 
 
-# --- from the intake check's table ----------------------------------------------------------------
+# --- from the gate check's table ----------------------------------------------------------------
 
 
 def checked(client: Client, codes: str):

@@ -17,8 +17,8 @@ from django.utils import timezone
 from portal.assurance import service
 from portal.assurance.errors import Unavailable
 from portal.dashboard import figures as dashboard
-from portal.passports import codes, intake, lookup
-from portal.passports.intake import State
+from portal.passports import codes, gate_check, lookup
+from portal.passports.gate_check import State
 from tests.portal.accounts.helpers import upstream_calls
 from tests.portal.passports.helpers import (
     signed_address,
@@ -65,7 +65,7 @@ def lookups(calls) -> int:
 
 
 def entries(typed: str) -> list[tuple[str, str | None, int]]:
-    return [(e.shown, e.short_code, e.times) for e in intake.listed(typed)]
+    return [(e.shown, e.short_code, e.times) for e in gate_check.listed(typed)]
 
 
 def test_codes_are_read_one_a_line_or_between_spaces_commas_or_semicolons():
@@ -103,7 +103,7 @@ def test_a_signed_address_altered_is_not_a_code():
     altered = address[:-10] + ("A" if address[-10] != "A" else "B") + address[-9:]
     [(shown, short_code, _)] = entries(altered)
     assert short_code is None
-    assert shown == altered[: intake.SHOWN_TYPED] + "…"
+    assert shown == altered[: gate_check.SHOWN_TYPED] + "…"
 
 
 def test_a_list_of_signed_addresses_is_checked(visitor, one_window):
@@ -131,7 +131,7 @@ def test_what_cannot_be_a_code_is_listed_as_typed(typed):
 
 
 def test_a_long_entry_is_shown_cut_short():
-    [entry] = intake.listed("X" * 90)
+    [entry] = gate_check.listed("X" * 90)
     assert entry.shown == "X" * 40 + "…"
 
 
@@ -365,7 +365,7 @@ def test_each_code_checked_counts_against_the_addresss_look_ups(visitor, setting
 
 def test_codes_not_asked_in_time_are_not_counted(visitor, settings, one_window, monkeypatch):
     settings.PORTAL_LOOKUPS_PER_MINUTE = 2
-    monkeypatch.setattr(intake, "ASKING_SECONDS", 0)
+    monkeypatch.setattr(gate_check, "ASKING_SECONDS", 0)
     _, page = check(visitor, f"{DEMO}\n{UNKNOWN}\n{OTHER_UNKNOWN}")
     assert [state for _, state in rows(page)] == ["unavailable"] * 3
     monkeypatch.undo()
@@ -454,7 +454,7 @@ def test_the_table_downloads_as_csv_with_the_same_columns(visitor, upstream_sand
     body = response.content.decode()
     assert body.startswith("\ufeff")
     table = list(csv.reader(io.StringIO(body.removeprefix("\ufeff"))))
-    assert tuple(table[0]) == intake.HEADINGS
+    assert tuple(table[0]) == gate_check.HEADINGS
     assert [row[:2] for row in table[1:]] == [
         [DEMO, "Valid"], [suspended, "Not valid"], [UNKNOWN, "No passport"],
         ["'=HYPERLINK(1)", "Not a short code"],

@@ -13,18 +13,12 @@ from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
-from django_permissions_policy.decorators import permissions_policy_override
 
-from portal.passports import intake, lookup
-from portal.passports.forms import IntakeForm
+from portal.passports import gate_check, lookup
+from portal.passports.forms import GateCheckForm
+from portal.passports.views.camera import with_the_camera
 
-TEMPLATE = "passports/check.html"
-
-
-# The Scan button reads passports' QR codes with the camera, and shows what it sees.
-with_the_camera = permissions_policy_override(
-    settings.PERMISSIONS_POLICY | {"camera": ["self"], "autoplay": ["self"]}
-)
+TEMPLATE = "passports/gate_check.html"
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -32,16 +26,16 @@ with_the_camera = permissions_policy_override(
 def check(request: HttpRequest) -> HttpResponse:
     """The form; the codes sent with it checked, and the browser sent to their table."""
     if request.method != "POST":
-        return _page(request, IntakeForm())
-    form = IntakeForm(request.POST)
+        return _page(request, GateCheckForm())
+    form = GateCheckForm(request.POST)
     if not form.is_valid():
         return _page(request, form, status=400)
-    done = intake.check(request, form.cleaned_data["codes"])
+    done = gate_check.check(request, form.cleaned_data["codes"])
     if isinstance(done, lookup.Allowance):  # it refused the first code: none was checked
         response = _page(request, form, status=429, refusal=done)
         response["Retry-After"] = str(done.seconds)
         return response
-    check_id = intake.keep(done)
+    check_id = gate_check.keep(done)
     return HttpResponseRedirect(reverse("passports:checked", args=[check_id]), status=303)
 
 
@@ -50,10 +44,10 @@ def check(request: HttpRequest) -> HttpResponse:
 @with_the_camera
 def checked(request: HttpRequest, check_id: str) -> HttpResponse:
     """A check's table, with the form holding the codes left to check again (if any)."""
-    done = intake.kept(check_id)
+    done = gate_check.kept(check_id)
     if done is None:
-        return _page(request, IntakeForm(), status=404, gone=True)
-    form = IntakeForm(initial={"codes": "\n".join(done.to_check_again)})
+        return _page(request, GateCheckForm(), status=404, gone=True)
+    form = GateCheckForm(initial={"codes": "\n".join(done.to_check_again)})
     return _page(request, form, check=done, check_id=check_id)
 
 
@@ -61,22 +55,22 @@ def checked(request: HttpRequest, check_id: str) -> HttpResponse:
 @never_cache
 def checked_csv(request: HttpRequest, check_id: str) -> HttpResponse:
     """A check's table as a CSV file."""
-    done = intake.kept(check_id)
+    done = gate_check.kept(check_id)
     if done is None:
-        return _page(request, IntakeForm(), status=404, gone=True)
-    response = HttpResponse(intake.as_csv(done), content_type="text/csv; charset=utf-8")
+        return _page(request, GateCheckForm(), status=404, gone=True)
+    response = HttpResponse(gate_check.as_csv(done), content_type="text/csv; charset=utf-8")
     name = f"passports-checked-{timezone.localtime(done.checked_at):%Y-%m-%d-%H%M}.csv"
     response["Content-Disposition"] = content_disposition_header(True, name)
     return response
 
 
 def _page(
-    request: HttpRequest, form: IntakeForm, *, status: int = 200, **context: object
+    request: HttpRequest, form: GateCheckForm, *, status: int = 200, **context: object
 ) -> HttpResponse:
     context |= {
         "form": form,
         "allowance": lookup.allowance(request),
         "limit": settings.PORTAL_INTAKE_LIMIT,
-        "headings": intake.HEADINGS,
+        "headings": gate_check.HEADINGS,
     }
     return render(request, TEMPLATE, context, status=status)

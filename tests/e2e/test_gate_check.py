@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from portal.passports.intake import HEADINGS
+from portal.passports.gate_check import HEADINGS
 from tests.e2e.conftest import CAMERA_AND_QR_READER, PHONE, assert_accessible, no_sideways_scroll
 from tests.portal.passports.helpers import signed_address, suspended_after_it_was_made
 
