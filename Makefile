@@ -56,10 +56,12 @@ system-packages:
 	@scripts/install-system-packages
 
 # The suite on a worker per core (pytest-xdist; TEST_WORKERS=0 runs it in this one process), each
-# worker with test databases, a sandbox, a job queue and ports of its own; then its 20 slowest.
+# worker with test databases, a sandbox, a job queue and ports of its own, given a module at a
+# time, those with slow tests first (tests/conftest.py); then its 20 slowest tests.
 TEST_WORKERS ?= auto
 test: install $(AXE) system-packages
-	@$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=20 $(PYTEST_ARGS)
+	@$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20 \
+	  $(PYTEST_ARGS)
 
 # A manage.py command against the databases `make run` uses: make manage ARGS="grant_staff grower"
 manage: install

@@ -83,6 +83,18 @@ def postgresql_databases() -> list[dict]:
     return [db for db in settings.DATABASES.values() if db["ENGINE"].endswith("postgresql")]
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On pytest-xdist's workers (make test: `--dist loadfile`, a module to one worker whole,
+    its module's fixtures made once), the modules with slow tests come first: started first,
+    a long one never leaves one worker running alone at the end. pytest-django's order (tests
+    in a transaction, then those that commit, then those without the database) runs first, and
+    is kept otherwise."""
+    if not hasattr(config, "workerinput"):
+        return
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
     """A test database of the run's own (`test_portal_<pid>`), so that two runs on one
