@@ -56,8 +56,13 @@ sandbox: install
 system-packages:
 	@scripts/install-system-packages
 
+# The suite on a worker per core (pytest-xdist; TEST_WORKERS=0 runs it in this one process), each
+# worker with test databases, a sandbox, a job queue and ports of its own, given a module at a
+# time, those with slow tests first (tests/conftest.py); then its 20 slowest tests.
+TEST_WORKERS ?= auto
 test: install $(AXE) system-packages
-	@$(PY) -m pytest $(PYTEST_ARGS)
+	@$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20 \
+	  $(PYTEST_ARGS)
 
 # The documentation (mkdocs.yml, docs/) on this machine, on DOCS_PORT or a free port; it reloads
 # as pages change. make test builds it with --strict (tests/test_docs.py).

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import redis
 import requests
 from pytest_httpserver import HTTPServer
 
@@ -20,6 +21,8 @@ from portal.assurance import service
 from scripts import servers
 from tests import databases
 from tests.mailserver import MailServer
+from tests.services import PrivateRedis, answers, shared_redis_url
+from tests.workers import jobs_sent_to
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,6 +81,18 @@ def postgresql_databases() -> list[dict]:
     from django.conf import settings
 
     return [db for db in settings.DATABASES.values() if db["ENGINE"].endswith("postgresql")]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On pytest-xdist's workers (make test: `--dist loadfile`, a module to one worker whole,
+    its module's fixtures made once), the modules with slow tests come first: started first,
+    a long one never leaves one worker running alone at the end. pytest-django's order (tests
+    in a transaction, then those that commit, then those without the database) runs first, and
+    is kept otherwise."""
+    if not hasattr(config, "workerinput"):
+        return
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
 
 
 @pytest.fixture(scope="session")
@@ -252,3 +267,38 @@ def receiver() -> Iterator[HTTPServer]:
     yield server
     server.clear()
     server.stop()
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A Redis of the test's own, on a free port, keeping nothing on disk, that this process
+    sends its jobs to (for a worker of the tests: tests/workers.py)."""
+    server = PrivateRedis(servers.free_port(), tmp_path)
+    server.start()
+    with jobs_sent_to(server.url):
+        yield server
+        if server.process and server.process.poll() is None:
+            server.kill()
+
+
+@pytest.fixture
+def redis_cache(settings) -> Iterator[str]:
+    """The portal's Redis cache as production has it, on the Redis of REDIS_URL (shared with
+    other runs: under a key prefix of the test's own, its keys deleted after); its prefix."""
+    url = shared_redis_url()
+    if not answers(url, 6379):
+        pytest.skip("no Redis answers at REDIS_URL")
+    prefix = f"test-{uuid.uuid4().hex}"
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": url,
+            "OPTIONS": {"COMPRESSOR": "django_redis.compressors.lz4.Lz4Compressor"},
+            "KEY_PREFIX": prefix,
+        }
+    }
+    yield prefix
+    with redis.Redis.from_url(url) as client:
+        keys = list(client.scan_iter(match=f"{prefix}:*"))
+        if keys:
+            client.delete(*keys)

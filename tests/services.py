@@ -3,6 +3,7 @@ address, and a Redis of a test's own."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import time
@@ -14,6 +15,12 @@ from urllib.parse import urlsplit
 from scripts.servers import LOOPBACK, stop, stop_with_parent
 
 REDIS_PORT = 6379
+
+
+def shared_redis_url() -> str:
+    """The Redis the run shares with others (REDIS_URL, or the usual local one), for tests that
+    use it under names of their own."""
+    return os.environ.get("REDIS_URL") or f"redis://127.0.0.1:{REDIS_PORT}/0"
 
 
 def answers(url: str, default_port: int) -> bool:

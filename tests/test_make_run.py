@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,7 +22,9 @@ from tests.demo import DEMO_PASSPORT
 from tests.portal.accounts.helpers import PASSWORDS
 
 
-def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_path):
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server to start")
+def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_path, redis_server):
+    """On a Redis of the test's own, so that /readyz's workers are this run's own."""
     portal_port, sandbox_port = free_port(), free_port()
     # As on a new machine: no secret key, DEBUG off, not under make (which sets
     # PORTAL_DEVELOPMENT, as does the test run); scripts.run allows the development key itself.
@@ -34,6 +37,7 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         "DATABASE_URL": os.environ.get("DATABASE_URL")
         or f"sqlite:///{tmp_path / 'portal.sqlite3'}",
         "PORTAL_PASSPORT_KEYS_DIR": str(tmp_path / "make-run-keys"),
+        "REDIS_URL": redis_server.url,
     }
     run = subprocess.Popen(
         [sys.executable, "-m", "scripts.run"], cwd=ROOT, env=env, text=True,
@@ -48,7 +52,7 @@ def test_make_run_starts_the_sandbox_the_portal_and_a_worker_that_stay_up(tmp_pa
         assert f"Mail the portal sent:       {mail}" in started
         webhooks = f"http://127.0.0.1:{portal_port}/development/webhooks/"
         assert f"Webhooks the portal sent:   {webhooks}" in started
-        time.sleep(5)  # a process that fails on start (the worker, say) has stopped by now
+        _ready(f"http://127.0.0.1:{portal_port}/readyz", run, output)  # the worker beats too
         assert run.poll() is None, output.text()
         sign_in = requests.get(f"http://127.0.0.1:{portal_port}/accounts/sign-in/", timeout=10)
         assert sign_in.status_code == 200
@@ -152,6 +156,17 @@ def test_every_start_of_make_run_sweeps_and_logs_no_error(tmp_path):
             run.wait(timeout=30)
         errors = [line for line in output.lines if any(word in line for word in BEAT_ERRORS)]
         assert not errors, f"start {start}:\n{output.text()}"
+
+
+def _ready(readyz: str, run: subprocess.Popen, output: _Output, seconds: float = 60) -> None:
+    """Returns once /readyz says every part is up (the worker has written its heartbeat);
+    AssertionError if make run stops, or /readyz is still down after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while requests.get(readyz, timeout=10).status_code != 200:
+        if run.poll() is not None or time.monotonic() > deadline:
+            said = requests.get(readyz, timeout=10).text if run.poll() is None else ""
+            raise AssertionError(f"make run is not ready: {said}\n{output.text()}")
+        time.sleep(0.2)
 
 
 def _sweep_after(readyz: str, before: str | None, seconds: float = 60) -> str | None:

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib.machinery import SourceFileLoader
 from pathlib import Path
@@ -418,9 +419,11 @@ class Deployment:
     # --- stopping it
 
     def stop(self) -> None:
-        for process in (self.nginx, *self.portals, *self.workers, self.beat):
-            if process is not None:
-                process.stop()
+        """Everything stopped, its programs at once (each may take seconds to finish its
+        work), and the database dropped."""
+        programs = [p for p in (self.nginx, *self.portals, *self.workers, self.beat) if p]
+        with ThreadPoolExecutor(max(1, len(programs))) as stopping:
+            list(stopping.map(Process.stop, programs))
         if self.sandbox is not None:
             self.sandbox.stop()
         self.forwarder.stop()

@@ -208,6 +208,11 @@ class Traffic:
             self.answers.append((path, status, time.monotonic() - started))
             self._stop.wait(0.08)
 
+    def wait_for_answers(self, more: int) -> None:
+        """Returns once `more` requests than now have had their answer (or their error)."""
+        then = len(self.answers)
+        wait_for(lambda: len(self.answers) >= then + more, f"{more} answers to the traffic", 30)
+
     @property
     def failed(self) -> list[tuple[str, int | str, float]]:
         return [a for a in self.answers if not isinstance(a[1], int) or a[1] >= 500]
@@ -218,12 +223,12 @@ def test_a_portal_process_and_a_worker_stopped_lose_no_request(deployment: Deplo
     traffic = Traffic(deployment)
     traffic.start()
     try:
-        time.sleep(1)
+        traffic.wait_for_answers(10)  # flowing before anything stops
         stopped_portal.stop()  # SIGTERM, as systemctl stop does
         stopped_worker.stop()
         assert not stopped_portal.running and not stopped_worker.running
         result = deployment.smoke()
-        time.sleep(1)
+        traffic.wait_for_answers(10)  # and flowing after the smoke
         traffic.stop()
         slowest = max(seconds for _, _, seconds in traffic.answers)
         print(f"{len(traffic.answers)} requests while stopping, the slowest {slowest:.2f} s")
@@ -253,6 +258,7 @@ class SlowBodies:
     count: int
     tls: bool = True  # to nginx; else straight to a portal process, as nginx would send it
     sockets: list[socket.socket] = field(default_factory=list)
+    drips: int = 0  # the times each connection has been sent a byte of its body
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> None:
@@ -274,6 +280,11 @@ class SlowBodies:
             for connection in self.sockets:
                 with contextlib.suppress(OSError):
                     connection.sendall(b"a")
+            self.drips += 1
+
+    def wait_for_drips(self, drips: int) -> None:
+        """Returns once every connection has its head sent and `drips` bytes of its body."""
+        wait_for(lambda: self.drips >= drips, f"{drips} bytes of each slow body", drips + 10)
 
     def still_open(self) -> int:
         """How many connections nginx still holds, neither answered nor closed."""
@@ -312,7 +323,7 @@ def test_slow_bodies_through_nginx_hold_up_no_other_request(deployment: Deployme
     attack = SlowBodies(deployment.https_port, SLOW_CONNECTIONS)
     attack.start()
     try:
-        time.sleep(3)  # every connection has its head sent and some of its body
+        attack.wait_for_drips(2)
         timings = quick_gets(deployment.url, deployment.session())
         held = attack.still_open()
     finally:
@@ -335,7 +346,7 @@ def test_the_same_slow_bodies_sent_to_a_portal_process_itself_hold_it_up(deploym
         attack = SlowBodies(port, SLOW_CONNECTIONS, tls=False)
         attack.start()
         try:
-            time.sleep(2)
+            attack.wait_for_drips(2)
             with pytest.raises(requests.Timeout):
                 deployment.session().get(f"http://127.0.0.1:{port}/healthz", timeout=QUICK_SECONDS,
                                          headers={"X-Forwarded-Proto": "https"})  # fmt: skip

@@ -10,7 +10,7 @@ grower's browsers are sent to sign in.
 All of it real and in other processes but the portal (pytest-django's live server): a sandbox
 of the test's own (the shared one must not stop under other tests), stopped and started again
 on its port with its database kept; a Redis of the test's own as the portal's cache and
-broker; a real Celery worker (tests/portal/jobs/test_worker.py's) that runs the jobs and writes
+broker; a real Celery worker (tests/workers.py) that runs the jobs and writes
 its heartbeat; the test database on PostgreSQL.
 
 The figures expected are counted from what the test did and saw, never read from the portal:
@@ -42,11 +42,10 @@ from scripts import servers
 from tests.e2e.conftest import GROWER, assert_accessible, memberships_loaded
 from tests.e2e.test_passport_list import a_batch_of_five
 from tests.e2e.test_passports import lands_on_the_passport
-from tests.portal.jobs import test_worker as on_a_worker
 from tests.services import PrivateRedis, wait_for
+from tests.workers import ON_A_WORKER, Worker, started, worker_environment
 
-pytestmark = [pytest.mark.browser, *on_a_worker.pytestmark]
-redis_server = on_a_worker.redis_server  # the test's own Redis, the broker of the jobs it sends
+pytestmark = [pytest.mark.browser, *ON_A_WORKER]
 
 PARTNER = ("partner", "partner-demo-pass")
 BATCH = 3
@@ -155,14 +154,14 @@ def portal(live_server, own_sandbox: OwnSandbox, redis_server: PrivateRedis, set
 
 
 @pytest.fixture
-def worker(portal, redis_server, own_sandbox, job_files, tmp_path) -> Iterator[on_a_worker.Worker]:
+def worker(portal, redis_server, own_sandbox, job_files, tmp_path) -> Iterator[Worker]:
     """A real Celery worker (in place of tests/e2e/conftest.py's thread), on the test's sandbox,
     Redis and database: its heartbeat is the dashboard's "Workers", its calls are counted too."""
-    environment = on_a_worker.worker_environment(
+    environment = worker_environment(
         redis_server, own_sandbox, job_files,
         ASSURANCE_OUTAGE_SECONDS=str(OUTAGE_MEMORY_SECONDS),
     )  # fmt: skip
-    yield from on_a_worker.started(on_a_worker.Worker(environment, tmp_path / "worker.log"))
+    yield from started(Worker(environment, tmp_path / "worker.log"))
 
 
 # --- what people do -------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The sign-in reminder on a real Celery worker (portal.api.reminders), killed with SIGKILL while
 it waits on a mail server that has taken the connection and says nothing: once a worker is
-back, the mail goes, once, and the hourly run queues no other. The worker and its Redis as in
-tests/portal/jobs/test_worker.py (PostgreSQL and redis-server)."""
+back, the mail goes, once, and the hourly run queues no other. The worker and its Redis as
+tests/workers.py has them (PostgreSQL and redis-server)."""
 
 from __future__ import annotations
 
@@ -20,16 +20,17 @@ from tests.mailserver import MailServer
 from tests.portal.accounts.helpers import signed_in
 from tests.portal.api.builders import made_on_the_page
 from tests.portal.api.test_sign_in_reminders import ends
-from tests.portal.jobs.test_worker import (
+from tests.services import wait_for
+from tests.workers import (
+    ON_A_WORKER,
     TIME_LIMIT,
     VISIBILITY_TIMEOUT,
     Worker,
-    pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
-    redis_server,  # noqa: F401 (a fixture)
     started,
     worker_environment,
 )
-from tests.services import wait_for
+
+pytestmark = ON_A_WORKER
 
 WAIT_SECONDS = 90
 
@@ -46,7 +47,7 @@ def mail_server_silent() -> Iterator[tuple[MailServer, socket.socket]]:
 
 
 @pytest.fixture
-def worker(redis_server, upstream_sandbox, job_files, tmp_path, mail_server_silent):  # noqa: F811
+def worker(redis_server, upstream_sandbox, job_files, tmp_path, mail_server_silent):
     server, _ = mail_server_silent
     environment = worker_environment(
         redis_server, upstream_sandbox, job_files, EMAIL_HOST=LOOPBACK,

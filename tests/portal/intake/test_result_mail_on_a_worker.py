@@ -1,6 +1,6 @@
 """A load recorded, and its mail to the passport's maker sent by a real Celery worker once the
 recording has committed, through a real SMTP server: the whole way, as in production. The
-worker and its Redis as in tests/portal/jobs/test_worker.py (PostgreSQL and redis-server).
+worker and its Redis as tests/workers.py has them (PostgreSQL and redis-server).
 
 A site's software sending a record and 24 corrections of it at once sends the grower one mail,
 with the last figures and each reason quoted as the site's words; past the caps (the grower's
@@ -29,15 +29,11 @@ from scripts.servers import LOOPBACK
 from tests.mailserver import MailServer
 from tests.portal.api.builders import site_token
 from tests.portal.intake.builders import a_load, a_site, figures, upload_row
-from tests.portal.jobs.test_worker import (
-    Worker,
-    pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
-    redis_server,  # noqa: F401 (a fixture)
-    started,
-    worker_environment,
-)
 from tests.portal.passports.made import made_here
 from tests.services import wait_for
+from tests.workers import ON_A_WORKER, Worker, started, worker_environment
+
+pytestmark = ON_A_WORKER
 
 WAIT_SECONDS = 60
 
@@ -51,7 +47,7 @@ def mail_server_of_the_worker() -> Iterator[MailServer]:
 
 
 @pytest.fixture
-def worker(redis_server, upstream_sandbox, job_files, tmp_path, mail_server_of_the_worker):  # noqa: F811
+def worker(redis_server, upstream_sandbox, job_files, tmp_path, mail_server_of_the_worker):
     environment = worker_environment(
         redis_server, upstream_sandbox, job_files, EMAIL_HOST=LOOPBACK,
         EMAIL_PORT=str(mail_server_of_the_worker.port), PORTAL_URL="https://portal.example",

@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 
 from portal.accounts import credentials
+from portal.jobs.actions import start_job
 from portal.jobs.models import Job
 from tests.portal.accounts.helpers import sign_in
-from tests.portal.jobs.kinds import KIND
+from tests.portal.jobs.kinds import KIND, scheme_references
 from tests.portal.standards.helpers import CROPS
 
 
@@ -28,6 +29,19 @@ def new_job(signed_in: Client, pause: float = 0.0, **fields: object) -> Job:
         **fields,
     }
     return Job.objects.create(**values)
+
+
+def start(grower: Client, pause: float) -> Job:
+    """A job of the tests' kind started as a view starts one, with the grower's session."""
+    request = RequestFactory().get("/")
+    request.session = grower.session
+    request.user = Job._meta.get_field("owner").related_model.objects.get(username="grower")
+    return start_job(request, scheme_references, "References of the crops scheme",
+                     {"scheme": CROPS, "pause": pause})  # fmt: skip
+
+
+def state_of(job: Job) -> Job:
+    return Job.objects.get(pk=job.pk)
 
 
 def files_in(folder: Path) -> list[Path]:

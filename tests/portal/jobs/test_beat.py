@@ -31,6 +31,7 @@ SWEEP_TASK = b'"task": "portal.jobs.tasks.sweep"'  # in a message's headers, as 
 LOOP_SECONDS = 2  # beat's loop, shorter than production's so that a take-over is quick to see
 # A beat killed holds the lock until it times out (four loops); the other tries every loop.
 TAKE_OVER_SECONDS = 4 * LOOP_SECONDS + LOOP_SECONDS
+OUT_OF_REACH = "Celery beat could not reach Redis"  # portal/jobs/beat.py, each time
 
 
 class Beats:
@@ -71,6 +72,33 @@ class Beats:
 
     def logs(self) -> str:
         return "".join(log.read_text() for log in sorted(self.folder.glob("beat-*.log")))
+
+    def out_of_reach(self) -> list[int]:
+        """How many times each beat has said it could not reach Redis."""
+        return [log.read_text().count(OUT_OF_REACH)
+                for log in sorted(self.folder.glob("beat-*.log"))]  # fmt: skip
+
+    def wait_until_each_meets_no_redis(self, times: int = 1) -> None:
+        """Returns once each beat has tried Redis `times` times more and met no Redis."""
+        before = self.out_of_reach()
+        wait_for(lambda: all(now >= then + times
+                             for now, then in zip(self.out_of_reach(), before, strict=True)),
+                 "each beat to meet no Redis", 15 + times * LOOP_SECONDS)  # fmt: skip
+
+    def wait_for_loops(self, loops: int) -> None:
+        """Returns once the beat holding the lock has gone through `loops` more loops, each of
+        which renews the lock to its whole time-out."""
+        with redis.Redis.from_url(self.redis_server.url) as client:
+            [lock] = client.keys("*:lock")
+            renewed, left = 0, client.pttl(lock)
+
+            def renewed_enough() -> bool:
+                nonlocal renewed, left
+                now = client.pttl(lock)
+                renewed, left = renewed + (now > left), now
+                return renewed >= loops
+
+            wait_for(renewed_enough, f"{loops} loops of beat", (loops + 2) * LOOP_SECONDS)
 
     def stop(self) -> None:
         for process in self.processes:
@@ -126,7 +154,7 @@ def test_the_sweep_goes_on_after_redis_restarted_empty(beats):
     beats.start()
     wait_for(lambda: beats.sent() > 0, "a beat to send the sweep")
     beats.redis_server.kill()  # no persistence: it comes back empty, the lock and schedule gone
-    time.sleep(3 * LOOP_SECONDS)  # beat's loops meet no Redis
+    beats.wait_until_each_meets_no_redis()
     beats.redis_server.start()
     seconds = 5 * SWEEP_SECONDS
     sent = beats.sent_within(seconds)
@@ -139,7 +167,7 @@ def test_the_sweep_goes_on_after_redis_restarted_empty(beats):
 def test_a_beat_started_while_redis_is_out_of_reach_waits_for_it(beats):
     beats.redis_server.kill()
     beat = beats.start()
-    time.sleep(2 * LOOP_SECONDS)
+    beats.wait_until_each_meets_no_redis(times=3)  # as it starts, then in two of its loops
     assert beat.poll() is None, beats.logs()
     beats.redis_server.start()
     wait_for(lambda: beats.sent() > 0, "the sweep to be sent", TAKE_OVER_SECONDS)
@@ -151,7 +179,7 @@ def test_a_beat_started_while_redis_is_out_of_reach_waits_for_it(beats):
 def test_a_first_beat_sends_the_sweep_at_once_not_an_interval_after(beats):
     beats.start(PORTAL_SWEEP_SECONDS="300")
     wait_for(lambda: beats.sent() > 0, "the sweep to be sent", 15)
-    time.sleep(2 * LOOP_SECONDS)
+    beats.wait_for_loops(2)
     assert beats.sent() == 1
 
 

@@ -1,7 +1,7 @@
 """A real Celery worker's heartbeat, as /readyz sees it: its `workers` check ok while the worker
 runs, down once it has stopped for PORTAL_WORKER_HEARTBEAT_SECONDS; and the worker's records, in
-JSON lines, carry the id of the request that started a job. The worker and its Redis as in
-test_worker.py (PostgreSQL and redis-server needed)."""
+JSON lines, carry the id of the request that started a job. The worker and its Redis as
+tests/workers.py has them (PostgreSQL and redis-server needed)."""
 
 from __future__ import annotations
 
@@ -16,23 +16,18 @@ from django.test import Client
 from portal.jobs.models import Job
 from portal.lib.env import database_label
 from portal.operations import logs
+from tests.portal.jobs.conftest import start, state_of
 from tests.portal.jobs.kinds import KIND
-from tests.portal.jobs.test_worker import (
-    Worker,
-    pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
-    redis_server,  # noqa: F401 (a fixture)
-    start,
-    started,
-    state_of,
-    worker_environment,
-)
 from tests.services import PrivateRedis, wait_for
+from tests.workers import ON_A_WORKER, Worker, started, worker_environment
+
+pytestmark = ON_A_WORKER
 
 LIMIT = 3  # seconds: the heartbeat's freshness, shortened
 
 
 @pytest.fixture
-def shared_cache(settings, redis_server: PrivateRedis) -> None:  # noqa: F811
+def shared_cache(settings, redis_server: PrivateRedis) -> None:
     """This process's cache is the worker's: its Redis, under the test database's key prefix,
     compressed as the settings have it."""
     settings.CACHES = {
@@ -48,7 +43,7 @@ def shared_cache(settings, redis_server: PrivateRedis) -> None:  # noqa: F811
 
 
 @pytest.fixture
-def worker(shared_cache, redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:  # noqa: F811
+def worker(shared_cache, redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:
     """A worker logging JSON lines, with the shortened heartbeat."""
     environment = worker_environment(
         redis_server, upstream_sandbox, job_files,

@@ -11,7 +11,7 @@ import redis
 import time_machine
 
 from portal.operations import counting
-from tests.portal.standards.test_redis_cache import REDIS_URL, redis_cache  # noqa: F401 (a fixture)
+from tests.services import shared_redis_url
 
 HOUR, DAY = timedelta(hours=1), timedelta(days=1)
 
@@ -30,13 +30,13 @@ def test_counts_are_added_up_over_the_time_asked():
         assert counting.total(counting.OTHER_REQUESTS, DAY) == 3
 
 
-def test_counts_in_production_s_cache_are_kept_two_days(redis_cache):  # noqa: F811
-
+def test_counts_in_production_s_cache_are_kept_two_days(redis_cache):
     counting.count(counting.STANDARDS_PAGES)
     counting.count(counting.STANDARDS_PAGES)
     assert counting.total(counting.STANDARDS_PAGES, HOUR) == 2
-    [key] = redis.Redis.from_url(REDIS_URL).keys(f"{redis_cache}:*")
-    assert 0 < redis.Redis.from_url(REDIS_URL).ttl(key) <= counting.KEEP_SECONDS
+    with redis.Redis.from_url(shared_redis_url()) as server:
+        [key] = server.keys(f"{redis_cache}:*")
+        assert 0 < server.ttl(key) <= counting.KEEP_SECONDS
 
 
 def test_each_name_is_counted_apart():

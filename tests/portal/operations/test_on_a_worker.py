@@ -1,4 +1,4 @@
-"""A real Celery worker given PROMETHEUS_MULTIPROC_DIR (as tests/portal/jobs/test_worker.py starts
+"""A real Celery worker given PROMETHEUS_MULTIPROC_DIR (as tests/workers.py starts
 one: the test's own Redis, the test database on PostgreSQL), its pool's process replaced after
 every job: the jobs' calls to the service are counted, each one, in the files of the process's
 slot in the pool, which every replacement takes over."""
@@ -14,12 +14,12 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from portal.jobs.models import Job
-from tests.portal.jobs import test_worker as on_a_worker
+from tests.portal.jobs.conftest import start, state_of
 from tests.portal.operations.helpers import parsed, value
 from tests.services import wait_for
+from tests.workers import ON_A_WORKER, Worker, started, worker_environment
 
-pytestmark = on_a_worker.pytestmark
-redis_server = on_a_worker.redis_server  # the test's own Redis, as the worker tests have it
+pytestmark = ON_A_WORKER
 
 JOBS = 5
 
@@ -33,18 +33,18 @@ def folder(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def worker(redis_server, upstream_sandbox, job_files, tmp_path, folder) -> Iterator:
-    environment = on_a_worker.worker_environment(
+    environment = worker_environment(
         redis_server, upstream_sandbox, job_files,
         PROMETHEUS_MULTIPROC_DIR=str(folder), PORTAL_JOB_TASKS_PER_CHILD="1",
     )  # fmt: skip
-    yield from on_a_worker.started(on_a_worker.Worker(environment, tmp_path / "worker.log"))
+    yield from started(Worker(environment, tmp_path / "worker.log"))
 
 
 def test_each_jobs_calls_are_counted_in_the_files_of_its_slot(grower, worker, folder):
-    jobs = [on_a_worker.start(grower, pause=0) for _ in range(JOBS)]
+    jobs = [start(grower, pause=0) for _ in range(JOBS)]
     for job in jobs:
-        wait_for(lambda job=job: on_a_worker.state_of(job).has_ended, "the jobs to end")
-    assert {on_a_worker.state_of(job).state for job in jobs} == {Job.State.DONE}
+        wait_for(lambda job=job: state_of(job).has_ended, "the jobs to end")
+    assert {state_of(job).state for job in jobs} == {Job.State.DONE}
 
     files = sorted(os.listdir(folder))
     assert len(files) == 2, files  # one process at a time: one slot, however many replaced

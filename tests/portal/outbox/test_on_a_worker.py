@@ -2,7 +2,7 @@
 the endpoint of its site and that of its passport's business once the recording commits, and
 no one else's; many events committed together reach them once each, a few dozen deliveries a
 task; with Redis out of reach when it commits, the sweep sends it once Redis is back.
-The worker and its Redis as in tests/portal/jobs/test_worker.py (PostgreSQL and redis-server);
+The worker and its Redis as tests/workers.py has them (PostgreSQL and redis-server);
 the receivers are one server on 127.0.0.1 of the test's own."""
 
 from __future__ import annotations
@@ -19,21 +19,17 @@ from portal.outbox import events, tasks
 from portal.outbox.models import Delivery, EventType
 from tests.demo import WENHAM
 from tests.portal.intake.builders import a_load, a_site
-from tests.portal.jobs.test_worker import (
-    Worker,
-    pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
-    redis_server,  # noqa: F401 (a fixture)
-    started,
-    worker_environment,
-)
 from tests.portal.outbox.builders import LOOPBACK_NETWORKS, an_endpoint, verified
 from tests.services import wait_for
+from tests.workers import ON_A_WORKER, Worker, started, worker_environment
+
+pytestmark = ON_A_WORKER
 
 WAIT_SECONDS = 60
 
 
 @pytest.fixture
-def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:  # noqa: F811
+def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:
     environment = worker_environment(
         redis_server, upstream_sandbox, job_files,
         PORTAL_WEBHOOK_ALLOWED_NETWORKS=",".join(LOOPBACK_NETWORKS),
@@ -105,7 +101,7 @@ def test_with_redis_out_of_reach_at_the_commit_the_sweep_sends_it_later(
     receiver,
     site,
     endpoints_of_everyone,
-    redis_server,  # noqa: F811
+    redis_server,
     settings,
 ):
     settings.PORTAL_WEBHOOK_OVERDUE_SECONDS = 1

@@ -1,6 +1,6 @@
 """A passport sent by e-mail on a real Celery worker, while the mail server is down: the worker
 waits and tries again, with back-off, and once the server is back the mail goes, once. The
-worker and its Redis as in tests/portal/jobs/test_worker.py (PostgreSQL and redis-server)."""
+worker and its Redis as tests/workers.py has them (PostgreSQL and redis-server)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,12 @@ from portal.jobs.models import Job
 from portal.passports.tasks import passport_mail
 from scripts.servers import LOOPBACK
 from tests.mailserver import MailServer
-from tests.portal.jobs.test_worker import (
-    Worker,
-    pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
-    redis_server,  # noqa: F401 (a fixture)
-    started,
-    worker_environment,
-)
 from tests.portal.passports.made import made_with_the_form
 from tests.portal.passports.test_mail import mail_form
 from tests.services import wait_for
+from tests.workers import ON_A_WORKER, Worker, started, worker_environment
+
+pytestmark = ON_A_WORKER
 
 WAIT_SECONDS = 60
 
@@ -35,7 +31,7 @@ def mail_server_down() -> Iterator[MailServer]:
 
 
 @pytest.fixture
-def worker(redis_server, upstream_sandbox, job_files, tmp_path, mail_server_down):  # noqa: F811
+def worker(redis_server, upstream_sandbox, job_files, tmp_path, mail_server_down):
     environment = worker_environment(
         redis_server, upstream_sandbox, job_files, EMAIL_HOST=LOOPBACK,
         EMAIL_PORT=str(mail_server_down.port), EMAIL_TIMEOUT="2", PORTAL_MAIL_RETRY_SECONDS="1",

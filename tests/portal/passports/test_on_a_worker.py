@@ -1,7 +1,7 @@
 """A batch and an export on a real Celery worker, with a Redis of the test's own: the worker
 killed with SIGKILL in the middle of each, then a worker back, ends in exactly the passports
 asked for and one correct ZIP; and an export survives Redis restarted. The worker and its
-Redis as in tests/portal/jobs/test_worker.py (PostgreSQL and redis-server needed)."""
+Redis as tests/workers.py has them (PostgreSQL and redis-server needed)."""
 
 from __future__ import annotations
 
@@ -18,24 +18,25 @@ from portal.passports.models import Passport
 from portal.passports.tasks import passport_batch, passport_export
 from tests.conftest import Sandbox
 from tests.portal.jobs.conftest import files_in
-from tests.portal.jobs.test_worker import (
+from tests.portal.passports.made import filled
+from tests.services import PrivateRedis, wait_for
+from tests.workers import (
+    ON_A_WORKER,
     TIME_LIMIT,
     VISIBILITY_TIMEOUT,
     Worker,
-    pytestmark,  # noqa: F401 (the same conditions: PostgreSQL, redis-server)
-    redis_server,  # noqa: F401 (a fixture)
     started,
     worker_environment,
 )
-from tests.portal.passports.made import filled
-from tests.services import PrivateRedis, wait_for
+
+pytestmark = ON_A_WORKER
 
 BATCH = 50
 WAIT_SECONDS = 120
 
 
 @pytest.fixture
-def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:  # noqa: F811
+def worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:
     """A worker that fetches one PDF at a time (an export takes seconds, time to kill it in)."""
     environment = worker_environment(
         redis_server, upstream_sandbox, job_files, PORTAL_JOB_CALLS_AT_ONCE="1",
@@ -119,7 +120,7 @@ def test_an_export_whose_worker_was_killed_ends_in_one_correct_zip(grower, worke
 def test_an_export_goes_on_through_redis_restarted(
     grower,
     worker,
-    redis_server: PrivateRedis,  # noqa: F811 (the fixture imported above)
+    redis_server: PrivateRedis,
     job_files,
 ):
     job = an_export(grower)

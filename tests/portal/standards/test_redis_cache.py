@@ -3,10 +3,6 @@ values compressed with LZ4."""
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import Iterator
-
 import pytest
 import redis
 from django.core.cache import cache
@@ -18,32 +14,9 @@ from tests.portal.standards.helpers import (
     main,
     shown_references,
 )
-from tests.services import answers
+from tests.services import shared_redis_url
 
-REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-
-pytestmark = [
-    pytest.mark.django_db,
-    pytest.mark.skipif(not answers(REDIS_URL, 6379), reason="no Redis answers at REDIS_URL"),
-]
-
-
-@pytest.fixture
-def redis_cache(settings) -> Iterator[str]:
-    """The portal's Redis cache as production has it, under a key prefix of the test's own."""
-    prefix = f"test-{uuid.uuid4().hex}"
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
-            "LOCATION": REDIS_URL,
-            "OPTIONS": {"COMPRESSOR": "django_redis.compressors.lz4.Lz4Compressor"},
-            "KEY_PREFIX": prefix,
-        }
-    }
-    yield prefix
-    keys = list(redis.Redis.from_url(REDIS_URL).scan_iter(match=f"{prefix}:*"))
-    if keys:
-        redis.Redis.from_url(REDIS_URL).delete(*keys)
+pytestmark = pytest.mark.django_db
 
 
 def test_a_section_page_is_kept_in_redis_compressed_and_served_again(redis_cache, grower):
@@ -53,7 +26,7 @@ def test_a_section_page_is_kept_in_redis_compressed_and_served_again(redis_cache
     assert not made_points(again)
     assert shown_references(main(again.content.decode())) == demo_references("crops", "CR.ST")
 
-    server = redis.Redis.from_url(REDIS_URL)
+    server = redis.Redis.from_url(shared_redis_url())
     [kept] = list(server.scan_iter(match=f"{redis_cache}:*:section-content:*"))
     assert server.strlen(kept) < len(first.content) / 3  # compressed
     assert cache.get(kept.decode().split(":", 2)[2]).html in first.content.decode()

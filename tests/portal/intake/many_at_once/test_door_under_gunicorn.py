@@ -21,10 +21,9 @@ from portal.intake.models import Load
 from scripts import servers
 from tests.portal.api.builders import site_token
 from tests.portal.intake.builders import upload_row
-from tests.portal.jobs.test_worker import _test_database_url
-from tests.portal.jobs.test_worker import pytestmark as on_postgresql
+from tests.workers import SHARING_THE_TEST_DATABASE, url_of_the_test_database
 
-pytestmark = on_postgresql  # the portal's processes and the test share the test database
+pytestmark = SHARING_THE_TEST_DATABASE
 
 ADDRESS = "/intake/api/loads"
 CLOSED_WITHIN_SECONDS = 5
@@ -41,7 +40,7 @@ TOO_LARGE = {
 @pytest.fixture
 def portal(tmp_path: Path, upstream_sandbox) -> Iterator[servers.Server]:
     server = servers.start_portal(
-        tmp_path, workers=1, threads=2, DATABASE_URL=_test_database_url(),
+        tmp_path, workers=1, threads=2, DATABASE_URL=url_of_the_test_database(),
         ASSURANCE_BASE_URL=upstream_sandbox.url,
     )  # fmt: skip
     yield server

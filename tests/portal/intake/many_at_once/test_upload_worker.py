@@ -1,4 +1,4 @@
-"""An upload of a site's tickets on a real Celery worker (tests/portal/jobs/test_worker.py's: a
+"""An upload of a site's tickets on a real Celery worker (tests/workers.py's: a
 Redis of the test's own as its broker and cache, the test database on PostgreSQL), its worker
 killed with SIGKILL halfway: the worker that takes the job on records the rest, nothing twice,
 and the report calls every row this upload recorded "recorded"."""
@@ -6,42 +6,27 @@ and the report calls every row this upload recorded "recorded"."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from portal.intake import uploads
 from portal.intake.models import Load, LoadEntry, UploadedRow
 from portal.jobs.models import Job
-from scripts.servers import free_port
 from tests.portal.intake.builders import tickets_file, upload_row
 from tests.portal.intake.many_at_once.uploading import report_of, sent
-from tests.portal.jobs import test_worker
-from tests.portal.jobs.test_worker import Worker, started, worker_environment
-from tests.services import PrivateRedis, wait_for
+from tests.services import wait_for
+from tests.workers import ON_A_WORKER, Worker, started, worker_environment
 
-pytestmark = test_worker.pytestmark
+pytestmark = ON_A_WORKER
 ROWS = 600
 # Long enough for the upload; a job of the killed worker is handed on after the time-out.
 UPLOAD_TIME_LIMIT, UPLOAD_VISIBILITY_TIMEOUT = 20, 25
 
 
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[PrivateRedis]:
-    """A Redis of the test's own, that this process sends its jobs to."""
-    server = PrivateRedis(free_port(), tmp_path)
-    server.start()
-    before = test_worker.app.conf.broker_url
-    test_worker._send_to(server.url)
-    yield server
-    server.kill()
-    test_worker._send_to(before)
-
-
-@pytest.fixture
-def upload_worker(broker, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:
+def upload_worker(redis_server, upstream_sandbox, job_files, tmp_path) -> Iterator[Worker]:
     environment = worker_environment(
-        broker, upstream_sandbox, job_files, PORTAL_JOB_TIME_LIMIT=str(UPLOAD_TIME_LIMIT),
+        redis_server, upstream_sandbox, job_files, PORTAL_JOB_TIME_LIMIT=str(UPLOAD_TIME_LIMIT),
         PORTAL_JOB_VISIBILITY_TIMEOUT=str(UPLOAD_VISIBILITY_TIMEOUT),
         ASSURANCE_LOOKUP_USERNAME="haulier", ASSURANCE_LOOKUP_PASSWORD="haulier-demo-pass",
     )  # fmt: skip
