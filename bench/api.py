@@ -3,6 +3,8 @@ made through the API against the create form, a load recorded with webhook endpo
 against with none, and the outbox's deliveries against a bare loop of the same signed POSTs.
 
     python -m bench api
+    python -m bench.api making recording    # some of its parts only: list, making, recording,
+                                            # delivering (everything is started all the same)
 
 Starts, on loopback only, a sandbox of its own (its demo data and a few of `generate_large_data`'s
 passports of "Benchmark Farms Ltd", of which grower is a contact), the portal under gunicorn as
@@ -50,6 +52,7 @@ import json
 import multiprocessing
 import os
 import re
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -85,7 +88,8 @@ from bench.passports import Choice, Portal, grower_choice
 from portal.assurance.client import AssuranceClient, BearerToken
 from scripts import servers
 
-REDIS_URL = "redis://127.0.0.1:6379/11"
+# Another database for a run beside another one (it is emptied).
+REDIS_URL = os.environ.get("BENCH_API_REDIS_URL", "redis://127.0.0.1:6379/11")
 LIST_SIZE, PAGE = 10_000, 50
 LIST_PAGE, API_LIST = "/passports/", f"/api/v1/passports?limit={PAGE}"
 LIST_COUNT = re.compile(r"1–50 of [\d,]+ passports")
@@ -286,6 +290,7 @@ class Found:
     watched: list[float] = field(default_factory=list)
     outbox: list[float] = field(default_factory=list)
     loop: list[float] = field(default_factory=list)
+    made: str = ""  # a short code the API made (measure_making)
 
 
 def measure_the_list(started: Started, found: Found) -> None:
@@ -447,20 +452,48 @@ def by_a_bare_loop(started: Started) -> float:
 # --- the report ----------------------------------------------------------------------------------
 
 
-def main() -> None:
+PARTS = ("list", "making", "recording", "delivering")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parts = _parts(sys.argv[1:] if argv is None else argv)
     begun = time.monotonic()
     heading("bench.api: the API's list and making, and webhooks from the outbox")
     found, took = Found(), {}
     with ExitStack() as stack:
         started = timed(took, "start", lambda: start(stack))
-        timed(took, "list", lambda: measure_the_list(started, found))
-        short_code = timed(took, "making", lambda: measure_making(started, found))
-        timed(took, "recording", lambda: measure_recording(started, found, short_code))
-        timed(took, "delivering", lambda: measure_delivering(started, found))
+        if "list" in parts:
+            timed(took, "list", lambda: measure_the_list(started, found))
+        if "making" in parts:
+            found.made = timed(took, "making", lambda: measure_making(started, found))
+        if "recording" in parts:
+            short_code = found.made or made_untimed(started)
+            timed(took, "recording", lambda: measure_recording(started, found, short_code))
+        if "delivering" in parts:
+            timed(took, "delivering", lambda: measure_delivering(started, found))
     report(found)
     print(f"Machine after: {machine_load()}")
-    parts = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in took.items())
-    print(f"bench.api took {time.monotonic() - begun:.0f} s ({parts}).")
+    spent = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in took.items())
+    print(f"bench.api took {time.monotonic() - begun:.0f} s ({spent}).")
+
+
+def _parts(names: list[str]) -> list[str]:
+    """The parts named (all of them when none is), in PARTS' order; SystemExit for another."""
+    unknown = [name for name in names if name not in PARTS]
+    if unknown:
+        sys.exit(f"No such part of bench.api: {', '.join(unknown)} (there are {', '.join(PARTS)})")
+    return [part for part in PARTS if part in names or not names]
+
+
+def made_untimed(started: Started) -> str:
+    """A passport made through the API, for the loads recorded when making is not measured."""
+    _, answer = posted(started, "/api/v1/passports", started.grower_token,
+                       api_fields(started.choice, date.today()))  # fmt: skip
+    if answer.status_code != 201:
+        raise RuntimeError(f"POST /api/v1/passports answered {answer.status_code}: "
+                           f"{answer.text[:600]}")  # fmt: skip
+    business._until_idle()
+    return answer.json()["short_code"]
 
 
 def timed[T](took: dict[str, float], name: str, step: Callable[[], T]) -> T:
@@ -473,6 +506,21 @@ def timed[T](took: dict[str, float], name: str, step: Callable[[], T]) -> T:
 
 
 def report(found: Found) -> list[Target]:
+    """The figures of the parts measured, and their targets."""
+    targets = []
+    if found.loads:
+        targets.append(report_the_list(found))
+    if found.by_api:
+        targets.append(report_making(found))
+    if found.watched:
+        targets.append(report_recording(found))
+    if found.outbox:
+        targets.append(report_delivering(found))
+    print_targets(targets)
+    return targets
+
+
+def report_the_list(found: Found) -> Target:
     print(f"\nThe list with {LIST_SIZE:,} passports, {PAGE} a page: wrk at {CONNECTIONS} "
           f"connections for {LOAD_SECONDS} s each, {LOAD_ROUNDS} rounds in turn "
           f"({found.sizes[API_LIST]:,} and {found.sizes[LIST_PAGE]:,} bytes an "
@@ -480,6 +528,11 @@ def report(found: Found) -> list[Target]:
     print_loads([load for pair in found.loads for load in pair])
     list_ratios = Ratios([api.throughput / page.throughput for api, page in found.loads])
     print(f"Ratios of the API's throughput to the page's: {list_ratios}.")
+    return AtLeast("API list / list page, throughput (median of rounds)", list_ratios.median,
+                   LIST_RATIO, "x")  # fmt: skip
+
+
+def report_making(found: Found) -> Target:
     print(f"\nA passport made, {CREATE_ROUNDS} rounds after {WARMUP} untimed, in turn:")
     print_timings(
         [
@@ -489,12 +542,22 @@ def report(found: Found) -> list[Target]:
     )
     create_ratios = Ratios.of(found.by_api, found.by_form)
     print(f"Ratios of the API's to the form's: {create_ratios}.")
+    return Target("API POST / create form, time (median of rounds)", create_ratios.median,
+                  CREATE_RATIO, "x", inclusive=True)  # fmt: skip
+
+
+def report_recording(found: Found) -> Target:
     print(f"\nA load recorded through the API, {RECORD_ROUNDS} rounds after {WARMUP} untimed, "
           f"in turn:")  # fmt: skip
     print_timings([(f"site with {ENDPOINTS} endpoints", Timing(tuple(found.watched))),
                    ("site with none", Timing(tuple(found.quiet)))])  # fmt: skip
     record_ratios = Ratios.of(found.watched, found.quiet)
     print(f"Ratios of with {ENDPOINTS} endpoints to with none: {record_ratios}.")
+    return Target(f"load recorded with {ENDPOINTS} endpoints / with none (median)",
+                  record_ratios.median, RECORD_RATIO, "x", inclusive=True)  # fmt: skip
+
+
+def report_delivering(found: Found) -> Target:
     deliveries = EVENTS * ENDPOINTS
     print(f"\n{EVENTS:,} events to {ENDPOINTS} endpoints ({deliveries:,} POSTs), "
           f"{DELIVERY_ROUNDS} rounds in turn, {WORKER_PROCESSES} at once:")  # fmt: skip
@@ -506,18 +569,8 @@ def report(found: Found) -> list[Target]:
     )
     delivery_ratios = Ratios.of(found.loop, found.outbox)
     print(f"Ratios of the loop's time to the outbox's (its speed relative): {delivery_ratios}.\n")
-    targets = [
-        AtLeast("API list / list page, throughput (median of rounds)", list_ratios.median,
-                LIST_RATIO, "x"),
-        Target("API POST / create form, time (median of rounds)", create_ratios.median,
-               CREATE_RATIO, "x", inclusive=True),
-        Target(f"load recorded with {ENDPOINTS} endpoints / with none (median)",
-               record_ratios.median, RECORD_RATIO, "x", inclusive=True),
-        AtLeast("outbox's speed / bare loop's (median of rounds)", delivery_ratios.median,
-                DELIVERY_RATIO, "x"),
-    ]  # fmt: skip
-    print_targets(targets)
-    return targets
+    return AtLeast("outbox's speed / bare loop's (median of rounds)", delivery_ratios.median,
+                   DELIVERY_RATIO, "x")  # fmt: skip
 
 
 if __name__ == "__main__":
