@@ -386,6 +386,10 @@ except ValueError as _malformed:
 PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER = max(1, env_int("PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER", 10))
 # An attempt answered with anything but 2xx within this is a failure.
 PORTAL_WEBHOOK_TIMEOUT_SECONDS = max(1, env_int("PORTAL_WEBHOOK_TIMEOUT_SECONDS", 15))
+# A task's deliveries sent at once, each from a thread of its own (portal.outbox.delivering),
+# and the most deliveries a task carries (those a commit made: portal.outbox.tasks).
+PORTAL_WEBHOOK_SENDS_AT_ONCE = max(1, env_int("PORTAL_WEBHOOK_SENDS_AT_ONCE", 8))
+PORTAL_WEBHOOK_DELIVERIES_A_TASK = max(1, env_int("PORTAL_WEBHOOK_DELIVERIES_A_TASK", 500))
 # The sweep sends deliveries due for PORTAL_WEBHOOK_OVERDUE_SECONDS that no task carries.
 PORTAL_WEBHOOK_SWEEP_SECONDS = max(1, env_int("PORTAL_WEBHOOK_SWEEP_SECONDS", 30))
 PORTAL_WEBHOOK_OVERDUE_SECONDS = max(1, env_int("PORTAL_WEBHOOK_OVERDUE_SECONDS", 60))
