@@ -3,8 +3,8 @@ made through the API against the create form, a load recorded with webhook endpo
 against with none, and the outbox's deliveries against a bare loop of the same signed POSTs.
 
     python -m bench api
-    python -m bench.api delivering      (only the deliveries: the parts named, of list,
-                                         making, recording, delivering)
+    python -m bench.api making recording    # some of its parts only: list, making, recording,
+                                            # delivering (everything is started all the same)
 
 Starts, on loopback only, a sandbox of its own (its demo data and a few of `generate_large_data`'s
 passports of "Benchmark Farms Ltd", of which grower is a contact), the portal under gunicorn as
@@ -49,11 +49,11 @@ of at least the page's size; every delivery of the outbox must end delivered.
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import os
 import re
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -293,6 +293,7 @@ class Found:
     watched: list[float] = field(default_factory=list)
     outbox: list[float] = field(default_factory=list)
     loop: list[float] = field(default_factory=list)
+    made: str = ""  # a short code the API made (measure_making)
 
 
 def measure_the_list(started: Started, found: Found) -> None:
@@ -458,17 +459,7 @@ PARTS = ("list", "making", "recording", "delivering")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.api",
-                                     description=__doc__.splitlines()[0])  # fmt: skip
-    parser.add_argument(
-        "parts",
-        nargs="*",
-        metavar="part",
-        help=f"the parts to measure, of {', '.join(PARTS)} (all by default)",
-    )
-    parts = parser.parse_args(argv).parts or PARTS
-    if unknown := set(parts) - set(PARTS):
-        parser.error(f"no such part: {', '.join(sorted(unknown))} (there are {', '.join(PARTS)})")
+    parts = _parts(sys.argv[1:] if argv is None else argv)
     begun = time.monotonic()
     heading("bench.api: the API's list and making, and webhooks from the outbox")
     found, took = Found(), {}
@@ -476,16 +467,36 @@ def main(argv: list[str] | None = None) -> None:
         started = timed(took, "start", lambda: start(stack))
         if "list" in parts:
             timed(took, "list", lambda: measure_the_list(started, found))
-        if "making" in parts or "recording" in parts:
-            short_code = timed(took, "making", lambda: measure_making(started, found))
+        if "making" in parts:
+            found.made = timed(took, "making", lambda: measure_making(started, found))
         if "recording" in parts:
+            short_code = found.made or made_untimed(started)
             timed(took, "recording", lambda: measure_recording(started, found, short_code))
         if "delivering" in parts:
             timed(took, "delivering", lambda: measure_delivering(started, found))
     report(found)
     print(f"Machine after: {machine_load()}")
-    parts = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in took.items())
-    print(f"bench.api took {time.monotonic() - begun:.0f} s ({parts}).")
+    spent = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in took.items())
+    print(f"bench.api took {time.monotonic() - begun:.0f} s ({spent}).")
+
+
+def _parts(names: list[str]) -> list[str]:
+    """The parts named (all of them when none is), in PARTS' order; SystemExit for another."""
+    unknown = [name for name in names if name not in PARTS]
+    if unknown:
+        sys.exit(f"No such part of bench.api: {', '.join(unknown)} (there are {', '.join(PARTS)})")
+    return [part for part in PARTS if part in names or not names]
+
+
+def made_untimed(started: Started) -> str:
+    """A passport made through the API, for the loads recorded when making is not measured."""
+    _, answer = posted(started, "/api/v1/passports", started.grower_token,
+                       api_fields(started.choice, date.today()))  # fmt: skip
+    if answer.status_code != 201:
+        raise RuntimeError(f"POST /api/v1/passports answered {answer.status_code}: "
+                           f"{answer.text[:600]}")  # fmt: skip
+    business._until_idle()
+    return answer.json()["short_code"]
 
 
 def timed[T](took: dict[str, float], name: str, step: Callable[[], T]) -> T:
@@ -508,7 +519,6 @@ def report(found: Found) -> list[Target]:
         targets.append(report_recording(found))
     if found.outbox:
         targets.append(report_delivering(found))
-    print()
     print_targets(targets)
     return targets
 
@@ -519,9 +529,9 @@ def report_the_list(found: Found) -> Target:
           f"({found.sizes[API_LIST]:,} and {found.sizes[LIST_PAGE]:,} bytes an "
           "answer).")  # fmt: skip
     print_loads([load for pair in found.loads for load in pair])
-    ratios = Ratios([api.throughput / page.throughput for api, page in found.loads])
-    print(f"Ratios of the API's throughput to the page's: {ratios}.")
-    return AtLeast("API list / list page, throughput (median of rounds)", ratios.median,
+    list_ratios = Ratios([api.throughput / page.throughput for api, page in found.loads])
+    print(f"Ratios of the API's throughput to the page's: {list_ratios}.")
+    return AtLeast("API list / list page, throughput (median of rounds)", list_ratios.median,
                    LIST_RATIO, "x")  # fmt: skip
 
 
@@ -533,9 +543,9 @@ def report_making(found: Found) -> Target:
             ("API: POST /api/v1/passports to its 201", Timing(tuple(found.by_api))),
         ]
     )
-    ratios = Ratios.of(found.by_api, found.by_form)
-    print(f"Ratios of the API's to the form's: {ratios}.")
-    return Target("API POST / create form, time (median of rounds)", ratios.median,
+    create_ratios = Ratios.of(found.by_api, found.by_form)
+    print(f"Ratios of the API's to the form's: {create_ratios}.")
+    return Target("API POST / create form, time (median of rounds)", create_ratios.median,
                   CREATE_RATIO, "x", inclusive=True)  # fmt: skip
 
 
@@ -544,10 +554,10 @@ def report_recording(found: Found) -> Target:
           f"in turn:")  # fmt: skip
     print_timings([(f"site with {ENDPOINTS} endpoints", Timing(tuple(found.watched))),
                    ("site with none", Timing(tuple(found.quiet)))])  # fmt: skip
-    ratios = Ratios.of(found.watched, found.quiet)
-    print(f"Ratios of with {ENDPOINTS} endpoints to with none: {ratios}.")
+    record_ratios = Ratios.of(found.watched, found.quiet)
+    print(f"Ratios of with {ENDPOINTS} endpoints to with none: {record_ratios}.")
     return Target(f"load recorded with {ENDPOINTS} endpoints / with none (median)",
-                  ratios.median, RECORD_RATIO, "x", inclusive=True)  # fmt: skip
+                  record_ratios.median, RECORD_RATIO, "x", inclusive=True)  # fmt: skip
 
 
 def report_delivering(found: Found) -> Target:
@@ -561,9 +571,9 @@ def report_delivering(found: Found) -> Target:
             ("bare loop of the same signed POSTs", Timing(tuple(found.loop))),
         ]
     )
-    ratios = Ratios.of(found.loop, found.outbox)
-    print(f"Ratios of the loop's time to the outbox's (its speed relative): {ratios}.")
-    return AtLeast("outbox's speed / bare loop's (median of rounds)", ratios.median,
+    delivery_ratios = Ratios.of(found.loop, found.outbox)
+    print(f"Ratios of the loop's time to the outbox's (its speed relative): {delivery_ratios}.\n")
+    return AtLeast("outbox's speed / bare loop's (median of rounds)", delivery_ratios.median,
                    DELIVERY_RATIO, "x")  # fmt: skip
 
 

@@ -47,7 +47,7 @@ def forget(user: AbstractBaseUser) -> None:
 def credentials(user: AbstractBaseUser) -> BearerToken:
     """The upstream credentials of the user's latest sign-in; UpstreamSignInNeeded if none is
     kept, it has expired, or it cannot be read."""
-    kept = LatestSignIn.objects.filter(user=user).values_list("token", "expires").first()
+    kept = _kept(user)
     if kept is None:
         raise UpstreamSignInNeeded()
     ciphertext, expires = kept
@@ -57,3 +57,12 @@ def credentials(user: AbstractBaseUser) -> BearerToken:
     if not token:
         raise UpstreamSignInNeeded()
     return BearerToken(token)
+
+
+def _kept(user: AbstractBaseUser) -> tuple[str, datetime | None] | None:
+    """The user's latest sign-in's token, encrypted, and its expiry: as read with the user when
+    it was (an API token's user, read with its token: portal.api.tokens.find), else read now."""
+    if type(user).latest_sign_in.is_cached(user):
+        row = getattr(user, "latest_sign_in", None)  # None when the user has none
+        return (row.token, row.expires) if row is not None else None
+    return LatestSignIn.objects.filter(user=user).values_list("token", "expires").first()

@@ -65,11 +65,20 @@ def user_credentials(request: HttpRequest) -> BearerToken:
     authentication with `request.user`) has no session: it acts with the token of the user's
     latest sign-in, or raises UpstreamSignInNeeded (an AuthenticationRequired)."""
     if getattr(request, "token_auth", False):
-        return latest_sign_in.credentials(request.user)
+        return _latest_sign_in(request)
     token = credentials.bearer(request.session)
     if token is None:
         raise AuthenticationRequired()
     return token
+
+
+def _latest_sign_in(request: HttpRequest) -> BearerToken:
+    """The token of the user's latest sign-in, read once a request (read and decrypted, it is a
+    query: a passport made through the API calls the service with it and starts its PDF's job
+    with it)."""
+    if not hasattr(request, "_latest_sign_in"):
+        request._latest_sign_in = latest_sign_in.credentials(request.user)
+    return request._latest_sign_in
 
 
 def sign_out(request: HttpRequest) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import timedelta
 
 from django.conf import settings
@@ -99,7 +100,11 @@ def _claim(token: Token, key: str, fingerprint: str) -> KeptAnswer | HttpRespons
     """The key's new row, claimed by this request; or the answer to give instead (the kept one,
     or a refusal)."""
     try:
-        with transaction.atomic():
+        # Alone, the INSERT is its own transaction: one exchange with the database, not three
+        # (BEGIN, INSERT, COMMIT); within a caller's transaction, a savepoint keeps it whole.
+        with (
+            transaction.atomic() if transaction.get_connection().in_atomic_block else nullcontext()
+        ):
             return KeptAnswer.objects.create(token=token, key=key, fingerprint=fingerprint)
     except IntegrityError:
         pass

@@ -126,8 +126,10 @@ class PassportDetail(PassportOut):
     pdf: str
 
 
-def _shown(passport: Passport, sites: dict[str, str]) -> dict[str, Any]:
-    result = listing.result_of(passport)
+def _shown(
+    passport: Passport, sites: dict[str, str], result: listing.Result | None
+) -> dict[str, Any]:
+    """The passport as the list shows it, with its latest load's `result` at intake."""
     return {
         "short_code": passport.short_code, "membership_guid": passport.membership_guid,
         "business_name": passport.business_name, "site_guid": passport.site_guid,
@@ -141,6 +143,19 @@ def _shown(passport: Passport, sites: dict[str, str]) -> dict[str, Any]:
         if result else None,
         "url": reverse("api:passport", args=[passport.short_code]),
     }  # fmt: skip
+
+
+def _detail(
+    passport: Passport, sites: dict[str, str], result: listing.Result | None, loads: list[dict]
+) -> dict[str, Any]:
+    """The passport as one is shown (PassportDetail): as in the list, with its whole record
+    and its `loads` at intake."""
+    record = passport.crop_passport
+    return _shown(passport, sites, result) | {
+        "record": {f.name: getattr(record, f.name) for f in PASSPORT_FIELDS},
+        "loads": loads,
+        "pdf": reverse("api:passport-pdf", args=[passport.short_code]),
+    }
 
 
 def _load(shown: showing.ShownLoad) -> dict[str, Any]:
@@ -188,7 +203,7 @@ def passport_list(request: HttpRequest, query: Query[PassportsQuery]) -> dict[st
     kept = listing.narrowed(listing.visible(memberships), filters)
     page = page_of(listing.for_rows(kept), query, name="passports", changed="created")
     sites = _sites(memberships)
-    return page_out(page, lambda passport: _shown(passport, sites))
+    return page_out(page, lambda passport: _shown(passport, sites, listing.result_of(passport)))
 
 
 def _filters(query: PassportsQuery, memberships: list) -> dict[str, Any]:
@@ -231,13 +246,8 @@ def _passport(request: HttpRequest, code: str) -> Passport:
 @router.get("/{code}", auth=READ, response=answers(ok=PassportDetail), url_name="passport")
 def passport(request: HttpRequest, code: str) -> dict[str, Any]:
     found = _passport(request, code)
-    record = found.crop_passport  # the row's record, read now (the list leaves it out)
-    sites = _sites(contacts.memberships(request))
-    return _shown(found, sites) | {
-        "record": {f.name: getattr(record, f.name) for f in PASSPORT_FIELDS},
-        "loads": [_load(shown) for shown in showing.loads_of(found)],
-        "pdf": reverse("api:passport-pdf", args=[found.short_code]),
-    }
+    loads = [_load(shown) for shown in showing.loads_of(found)]
+    return _detail(found, _sites(contacts.memberships(request)), listing.result_of(found), loads)
 
 
 # --- making ------------------------------------------------------------------------------------
@@ -292,7 +302,8 @@ class BatchOut(Schema):
 @idempotent
 def make(request: HttpRequest, sent: PassportIn) -> Status:
     """One passport (201, as its page shows it), or a batch (202, its job under way)."""
-    form = PassportForm(_form_data(request, sent), memberships=contacts.memberships(request))
+    memberships = contacts.memberships(request)
+    form = PassportForm(_form_data(request, sent), memberships=memberships)
     if not form.is_valid():
         raise ApiError(422, "invalid", None, _form_errors(form))
     made = creating.make(request, form)
@@ -303,7 +314,15 @@ def make(request: HttpRequest, sent: PassportIn) -> Status:
     if made.passport is None or not made.passport.is_made:
         raise ApiError(409, "being_made", "This passport is still being made: ask again "
                        "shortly with the same Idempotency-Key.", retry_after=1)  # fmt: skip
-    return Status(201, passport(request, made.passport.short_code))
+    if not made.made_now:  # by a first sending of the key, whose answer was lost
+        return Status(201, passport(request, made.passport.short_code))
+    return Status(201, _just_made(made.passport, memberships))
+
+
+def _just_made(made: Passport, memberships: list) -> dict[str, Any]:
+    """The passport this request made, as GET /passports/{code} shows it, from its row as just
+    written rather than read again: made now, it has no load at intake yet."""
+    return _detail(made, _sites(memberships), None, [])
 
 
 def _form_data(request: HttpRequest, sent: PassportIn) -> dict[str, str]:

@@ -175,7 +175,12 @@ def find(authorization: str, request: HttpRequest | None = None) -> Token:
     reason if not. A revoked token sent is recorded in the audit trail."""
     secret = secret_of(authorization)
     check_format(secret)
-    token = Token.objects.select_related("site", "user").filter(digest=digest(secret)).first()
+    # The user's latest sign-in with it: what the token's calls to the service are made with.
+    token = (
+        Token.objects.select_related("site", "user", "user__latest_sign_in")
+        .filter(digest=digest(secret))
+        .first()
+    )
     if token is None:
         raise Refused(Reason.UNKNOWN)
     if token.is_revoked:

@@ -60,12 +60,14 @@ def starting(request: HttpRequest) -> dict:
 
 @dataclass(frozen=True, slots=True)
 class Made:
-    """What a valid form sent came to: its one passport (made now, or made or being made by a
-    first sending of the same key; None while a later sending makes it), or its batch's job."""
+    """What a valid form sent came to: its one passport (made now by this sending, `made_now`,
+    or made or being made by a first sending of the same key; None while a later sending makes
+    it), or its batch's job."""
 
     key: uuid.UUID
     passport: Passport | None = None
     job: Job | None = None
+    made_now: bool = False
 
 
 def send(request: HttpRequest, form: PassportForm) -> str | PassportForm:
@@ -100,7 +102,7 @@ def make(request: HttpRequest, form: PassportForm) -> Made | PassportForm:
         return _refused(request, form, error)
     if sending.made_now:
         pdfs.start(request, sending.passport.short_code)
-    return Made(key, passport=sending.passport)
+    return Made(key, passport=sending.passport, made_now=sending.made_now)
 
 
 def _batch(request: HttpRequest, form: PassportForm) -> Job:

@@ -107,6 +107,27 @@ class TestARequestMadeWithAnApiToken:
         job = start_job(with_api_token(), passport_pdf, "A PDF", {"short_code": "ABC"})
         assert credentials.decrypt(job.credential) == kept_token()
 
+    def test_read_with_the_token_s_user_it_is_not_asked_for_again(
+        self, upstream_sandbox, django_assert_num_queries
+    ):
+        signed_in("grower")
+        get_user_model().objects.create(username="nobody")
+        users = get_user_model().objects.select_related("latest_sign_in")
+        found, never = users.get(username="grower"), users.get(username="nobody")
+        kept = kept_token()
+        with django_assert_num_queries(0):  # as portal.api.tokens.find reads a token's user
+            assert latest_sign_in.credentials(found).token == kept
+            with pytest.raises(UpstreamSignInNeeded):
+                latest_sign_in.credentials(never)
+
+    def test_asked_once_for_a_request_however_often_it_is_used(
+        self, upstream_sandbox, django_assert_num_queries
+    ):
+        signed_in("grower")
+        request = with_api_token()
+        with django_assert_num_queries(1):  # the service is called, and a job started, with it
+            assert user_credentials(request).token == user_credentials(request).token
+
     def test_a_session_s_request_still_acts_with_its_own_token(self, upstream_sandbox):
         first = signed_in("grower")
         token, _ = the_session_s(first)

@@ -97,6 +97,19 @@ def test_a_key_not_written_as_one_is_400(site, key):
     assert not LoadEntry.objects.exists()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_outside_any_transaction_a_key_is_claimed_once(site, grower):
+    token = site_token(site)  # the request's own commits, as in production
+    record = upload_row(a_load(site, "T-1").passport.short_code, "T-2")
+    first, again = posted(record, token, "k"), posted(record, token, "k")
+    assert first.status_code == again.status_code == 201
+    assert again["Idempotent-Replayed"] == "true" and again.json() == first.json()
+    assert KeptAnswer.objects.filter(key="k").count() == 1
+    other = posted(upload_row(record["short_code"], "T-3"), token, "k")
+    assert other.status_code == 422
+    assert other.json()["error"]["code"] == "idempotency_key_reused"
+
+
 def test_a_key_still_being_answered_is_409_until_it_is_stale(site, grower):
     token = site_token(site)
     record = upload_row(a_load(site, "T-1").passport.short_code, "T-2")

@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from portal.accounts.models import LatestSignIn
@@ -174,6 +175,18 @@ class TestMaking:
         assert sandbox.count("sandbox_passport") == before + 1
         assert Passport.objects.get(short_code=code).made_by.username == "grower"
         assert run_queued("passport-pdf").state == "done"  # its PDF's job, as the form starts
+
+    def test_its_201_is_the_passport_as_it_is_shown(self, token):
+        with CaptureQueriesContext(connection) as asked:
+            made = posted(PASSPORTS, token, a_load_of_wheat(variety="Skyfall"), key="one")
+        assert made.status_code == 201, made.content
+        read = [q["sql"] for q in asked.captured_queries if q["sql"].startswith("SELECT")]
+        assert not [sql for sql in read if 'FROM "passports_passport"' in sql]  # not read again
+        shown = got(made.json()["url"], token)
+        assert shown.status_code == 200 and made.json() == shown.json()
+        assert made.json()["loads"] == [] and made.json()["intake"] is None
+        again = posted(PASSPORTS, token, a_load_of_wheat(variety="Skyfall"), key="one")
+        assert again.json() == shown.json()
 
     def test_the_form_s_rules_refuse_with_the_fields(self, token):
         sent = a_load_of_wheat(harvest_year="1999", membership=WENHAM, site=HOLLOWFIELD_FARM,
