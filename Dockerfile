@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The portal's image: gunicorn by default; the same image runs the worker, the scheduler, the
 # migrations and the sandbox (compose.yaml). Settings come from the environment only, secrets
-# from *_FILE (docs/operations.md).
+# from *_FILE (docs/running/configuration.md).
 #
 #   docker build -t assurance-portal .
 

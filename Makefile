@@ -6,11 +6,12 @@ STAMP := $(VENV)/.installed
 SANDBOX_PORT ?= 8001
 PORTAL_PORT ?= 8000
 
-.PHONY: run test sandbox bench soak lint format install clean manage system-packages
+.PHONY: run test sandbox bench soak lint format install clean manage system-packages docs \
+	screenshots
 
 # The development commands: there the portal may run with its development secret key (without
 # SECRET_KEY, the portal refuses to start unless DEBUG is on; portal/settings.py).
-run test sandbox bench soak manage: export PORTAL_DEVELOPMENT = true
+run test sandbox bench soak manage screenshots: export PORTAL_DEVELOPMENT = true
 
 # Finds Python 3.13 (or 3.12), including pyenv versions that are installed but not selected.
 define find_python
@@ -62,6 +63,17 @@ TEST_WORKERS ?= auto
 test: install $(AXE) system-packages
 	@$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20 \
 	  $(PYTEST_ARGS)
+
+# The documentation (mkdocs.yml, docs/) on this machine, on DOCS_PORT or a free port; it reloads
+# as pages change. make test builds it with --strict (tests/test_docs.py).
+docs: install
+	@port=$${DOCS_PORT:-$$($(PY) -c 'from scripts.servers import free_port; print(free_port())')}; \
+	echo "The documentation: http://127.0.0.1:$$port/ (Ctrl-C stops it)"; \
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve --dev-addr "127.0.0.1:$$port"
+
+# The pictures of docs/using/, taken by the browser tests as each person uses the portal.
+screenshots: install $(AXE) system-packages
+	@PORTAL_SCREENSHOTS=docs/images $(PY) -m pytest tests/e2e/test_screenshots.py -q
 
 # A manage.py command against the databases `make run` uses: make manage ARGS="grant_staff grower"
 manage: install

@@ -9,7 +9,7 @@ written out: no client can make a worker hold more than a few KiB of it before t
 the request. The portal's own worker answers an address too long with the portal's page
 (portal/operations/web_worker.py).
 
-Its hooks keep the workers' metrics (portal/operations/processes.py; docs/operations.md,
+Its hooks keep the workers' metrics (portal/operations/processes.py; docs/running/metrics.md,
 Metrics): the folder they are written to (PROMETHEUS_MULTIPROC_DIR, a temporary one if unset) is
 emptied when gunicorn starts, and each worker writes under a slot that its replacement takes over
 once it has ended, so that the files do not pile up however often workers are replaced.

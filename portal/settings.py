@@ -3,10 +3,11 @@
 A fresh checkout runs with none set under the make commands: SQLite under var/, a file cache
 and a file-based broker, the local sandbox as the Assurance service. Production sets at least
 SECRET_KEY (without it and DEBUG, the portal refuses to start), ALLOWED_HOSTS, PORTAL_HTTPS,
-DATABASE_URL, REDIS_URL and ASSURANCE_BASE_URL (docs/operations.md).
+DATABASE_URL, REDIS_URL and ASSURANCE_BASE_URL (docs/running/configuration.md).
 """
 
 import ipaddress
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -41,7 +42,7 @@ if not SECRET_KEY and not (DEBUG or PORTAL_DEVELOPMENT):
 SECRET_KEY = SECRET_KEY or "development-only-not-secret-set-SECRET_KEY-in-production"
 # Former keys, still accepted for signatures (sessions, passwords' reset links) and, without
 # PORTAL_TOKEN_KEY, for upstream tokens in sessions: rotating SECRET_KEY signs no one out
-# (docs/operations.md). Comma-separated, or one a line in SECRET_KEY_FALLBACKS_FILE.
+# (docs/running/keys.md). Comma-separated, or one a line in SECRET_KEY_FALLBACKS_FILE.
 SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or ["127.0.0.1", "localhost", "[::1]"]
 # Origins besides the portal's own host allowed to send forms (behind a proxy that rewrites
@@ -83,19 +84,40 @@ ASSURANCE_LOCKOUT_SECONDS = env_int("ASSURANCE_LOCKOUT_SECONDS", 15 * 60)
 # Whether the service believes the X-Forwarded-For the portal sends on login (the portal's
 # address is among its trusted proxies): then its lockout falls on each user's own address.
 ASSURANCE_FORWARDS_CLIENT_ADDRESS = env_bool("ASSURANCE_FORWARDS_CLIENT_ADDRESS", False)
-# Failed sign-ins the portal passes on per window, per client address and per username, before
-# it refuses more (a password that has worked here before always passes): docs/operations.md.
-PORTAL_SIGN_IN_WINDOW_SECONDS = env_int("PORTAL_SIGN_IN_WINDOW_SECONDS", ASSURANCE_LOCKOUT_SECONDS)
-_below_the_lockout = max(1, ASSURANCE_LOCKOUT_FAILURES - 1)
-PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = env_int(
-    "PORTAL_SIGN_IN_FAILURES_PER_ADDRESS", _below_the_lockout
-)
-PORTAL_SIGN_IN_FAILURES_PER_USERNAME = env_int(
-    "PORTAL_SIGN_IN_FAILURES_PER_USERNAME", _below_the_lockout
+# The portal's own lockout (django-axes, portal/accounts/lockout.py): failed sign-ins for one
+# username (trimmed, in any case) from one client address, counted in PostgreSQL, before that
+# username is refused from that address for the cool-off after the last of them; a password
+# that has worked here before always passes. By default it comes with the service's warning
+# (docs/running/sign-in-limits.md).
+PORTAL_SIGN_IN_FAILURES = max(1, env_int("PORTAL_SIGN_IN_FAILURES", ASSURANCE_LOCKOUT_FAILURES - 2))
+PORTAL_SIGN_IN_COOL_OFF_SECONDS = max(
+    1, env_int("PORTAL_SIGN_IN_COOL_OFF_SECONDS", ASSURANCE_LOCKOUT_SECONDS)
 )
 # Attempts of any kind per client address in a minute, before the portal refuses more without
-# checking them (each check costs a slow hash of the password).
+# checking them (each check costs a slow hash of the password; counted by django-ratelimit).
 PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE = env_int("PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE", 60)
+_REPLACED = {"PORTAL_SIGN_IN_FAILURES_PER_ADDRESS", "PORTAL_SIGN_IN_FAILURES_PER_USERNAME",
+             "PORTAL_SIGN_IN_WINDOW_SECONDS"}  # fmt: skip
+if _set := sorted(name for name in _REPLACED if env_str(name)):
+    raise ImproperlyConfigured(
+        f"{', '.join(_set)}: no longer read. The portal's lockout counts a username's failures "
+        "from one address together: set PORTAL_SIGN_IN_FAILURES and "
+        "PORTAL_SIGN_IN_COOL_OFF_SECONDS instead (docs/running/sign-in-limits.md)."
+    )
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = PORTAL_SIGN_IN_FAILURES
+AXES_COOLOFF_TIME = timedelta(seconds=PORTAL_SIGN_IN_COOL_OFF_SECONDS)
+# Attempts refused during a lockout are not counted: it ends a cool-off after the last failure.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = True
+AXES_USERNAME_CALLABLE = "portal.accounts.lockout.username"
+AXES_CLIENT_IP_CALLABLE = "portal.accounts.lockout.address"
+AXES_WHITELIST_CALLABLE = "portal.accounts.lockout.known_password"
+# The sign-in page says itself that sign-in is locked, and for how long: axes keeps its answer.
+AXES_LOCKOUT_CALLABLE = "portal.accounts.lockout.sign_in_page_as_answered"
+# Sign-ins are in the audit trail: axes keeps no log of its own (that would grow for ever).
+AXES_DISABLE_ACCESS_LOG = True
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "csrfmiddlewaretoken"]
 
 # --- look-ups by short code (portal/passports/lookup.py) ------------------------------------------
 # Look-ups per client address in a minute, so that short codes cannot be enumerated: each code
@@ -139,7 +161,7 @@ PORTAL_SIGNED_PASSPORTS = env_bool("PORTAL_SIGNED_PASSPORTS", True)
 # How long a signed code holds, from when it was signed.
 PORTAL_SIGNED_PASSPORT_DAYS = max(1, env_int("PORTAL_SIGNED_PASSPORT_DAYS", 21))
 # The signing keys: keys.json (ids, public halves, times) and each private key, <id>.pem, kept
-# secret as other secrets are; manage.py new_passport_key makes one (docs/operations.md).
+# secret as other secrets are; manage.py new_passport_key makes one (docs/running/keys.md).
 PORTAL_PASSPORT_KEYS_DIR = env_str("PORTAL_PASSPORT_KEYS_DIR", str(VAR_DIR / "passport-keys"))
 
 # --- passports sent by e-mail (portal/passports/mailing.py) ---------------------------------------
@@ -228,6 +250,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
 ]
 
 # Every browser feature off (django-permissions-policy). Passports' QR codes are read by a
@@ -264,6 +287,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "portal.accounts.middleware.UpstreamSessionMiddleware",
     "portal.errors.ServiceErrorMiddleware",
+    "axes.middleware.AxesMiddleware",  # a lockout's answer: the sign-in page's own (below)
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -332,7 +356,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 # The longest a job may run: at the soft limit it fails with a message, at the hard limit its
 # process is killed. Redis hands a job nobody acknowledged to another worker once the
-# visibility time-out has passed, so that must be longer than any job (docs/operations.md).
+# visibility time-out has passed, so that must be longer than any job (docs/running/jobs.md).
 PORTAL_JOB_TIME_LIMIT = env_int("PORTAL_JOB_TIME_LIMIT", 30 * 60)
 PORTAL_JOB_VISIBILITY_TIMEOUT = env_int(
     "PORTAL_JOB_VISIBILITY_TIMEOUT", PORTAL_JOB_TIME_LIMIT + 600
@@ -386,6 +410,10 @@ except ValueError as _malformed:
 PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER = max(1, env_int("PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER", 10))
 # An attempt answered with anything but 2xx within this is a failure.
 PORTAL_WEBHOOK_TIMEOUT_SECONDS = max(1, env_int("PORTAL_WEBHOOK_TIMEOUT_SECONDS", 15))
+# A task's deliveries sent at once, each from a thread of its own (portal.outbox.delivering),
+# and the most deliveries a task carries (those a commit made: portal.outbox.tasks).
+PORTAL_WEBHOOK_SENDS_AT_ONCE = max(1, env_int("PORTAL_WEBHOOK_SENDS_AT_ONCE", 8))
+PORTAL_WEBHOOK_DELIVERIES_A_TASK = max(1, env_int("PORTAL_WEBHOOK_DELIVERIES_A_TASK", 500))
 # The sweep sends deliveries due for PORTAL_WEBHOOK_OVERDUE_SECONDS that no task carries.
 PORTAL_WEBHOOK_SWEEP_SECONDS = max(1, env_int("PORTAL_WEBHOOK_SWEEP_SECONDS", 30))
 PORTAL_WEBHOOK_OVERDUE_SECONDS = max(1, env_int("PORTAL_WEBHOOK_OVERDUE_SECONDS", 60))
@@ -430,7 +458,7 @@ PORTAL_METRICS_RECORDING = env_bool("PORTAL_METRICS_RECORDING", True)
 # the 30 days for which PostgreSQL refuses to delete one (portal/audit/migrations/0002).
 PORTAL_AUDIT_DAYS = max(30, env_int("PORTAL_AUDIT_DAYS", 365))
 # Result files of jobs, and how long they are kept (portal/jobs). In production with workers on
-# several machines, point the "jobs" storage at shared object storage (docs/operations.md).
+# several machines, point the "jobs" storage at shared object storage (docs/running/scaling.md).
 PORTAL_JOB_RESULT_DAYS = env_int("PORTAL_JOB_RESULT_DAYS", 7)
 PORTAL_JOB_FILES_DIR = env_str("PORTAL_JOB_FILES_DIR", str(VAR_DIR / "jobs"))
 # The files the portal keeps of its own (the laboratory certificates of growers' queries,
@@ -482,7 +510,12 @@ if PORTAL_PROTECTED_FILES_PREFIX and not (
 # --- sessions, security ---------------------------------------------------------------------------
 # Sessions and users are read on every signed-in request: from the cache, the database behind it.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
-AUTHENTICATION_BACKENDS = ["portal.accounts.backends.CachedUserBackend"]
+# django-axes's first (refused while locked out), then the Assurance account's: sign-in through
+# the service, the signed-in user read from the cache (portal/accounts/backends.py).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "portal.accounts.backends.AssuranceBackend",
+]
 SESSION_COOKIE_AGE = PORTAL_SESSION_IDLE_SECONDS
 # The age counts from the last request: the session is saved at most once a minute to move it
 # on (portal/accounts/middleware.py), not on every request.
@@ -583,5 +616,8 @@ LOGGING = {
             "filters": ["no_look_ups", "no_readiness", "refusals_in_one_line", "short_codes"]
         },
         "urllib3.connectionpool": {"filters": ["short_codes"]},
+        # django-health-check's record of each failed check, with its traceback, at every probe:
+        # /readyz logs what went wrong in one line (portal/operations/health.py).
+        "health_check": {"level": "ERROR"},
     },
 }

@@ -1,4 +1,5 @@
-"""Authentication as decisions.md decides: bearer tokens, session cookies, basic auth, lockout."""
+"""Authentication as docs/interface.md decides: bearer tokens, session cookies, basic auth and
+lockout."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Identifiers in the service's own style: GUIDs and short codes (decisions.md)."""
+"""Identifiers in the service's own style: GUIDs and short codes (docs/interface.md)."""
 
 import hashlib
 import re

@@ -1,6 +1,6 @@
 """Settings of the sandbox, a Django project of its own with its own database.
 
-Every knob comes from a `SANDBOX_*` environment variable (decisions.md), with defaults that
+Every knob comes from a `SANDBOX_*` environment variable (docs/interface.md), with defaults that
 suit a laptop. The sandbox is for development, demonstrations, tests and benchmarks only.
 """
 

@@ -1,4 +1,5 @@
-"""The endpoints of the Assurance interface (section 4) and of decisions.md."""
+"""The endpoints of the Assurance interface (docs/developing/assurance-interface.md) and of
+docs/interface.md."""
 
 from __future__ import annotations
 

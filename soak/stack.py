@@ -1,5 +1,5 @@
 """The soak's own system, on free loopback ports, never the machine's shared services: a
-PostgreSQL cluster (initdb into the soak's folder), a Redis configured as docs/operations.md
+PostgreSQL cluster (initdb into the soak's folder), a Redis configured as docs/running/install.md
 tells production to configure it, the sandbox, the portal under gunicorn as deployed, Celery
 workers, beat as production runs it (deploy/systemd/portal-scheduler.service), a mail server
 (aiosmtpd) that keeps every mail, and a receiver of webhooks (scripts/webhook_receiver.py)
@@ -33,7 +33,7 @@ PG_BIN = Path(os.environ.get("SOAK_PG_BIN", "/usr/local/bin"))
 WORKERS = 2  # Celery workers, each of WORKER_CONCURRENCY processes
 WORKER_CONCURRENCY = 2
 # Short limits, so that a job whose worker died comes back within the soak's quiet period
-# rather than the hour production allows (docs/operations.md, Jobs).
+# rather than the hour production allows (docs/running/jobs.md).
 JOB_TIME_LIMIT, VISIBILITY_TIMEOUT = 45, 55
 SWEEP_SECONDS = 20  # beat sends the sweep this often, to find lost jobs within the quiet period
 # Webhooks: tried again within about 40 s in all (longer than the receiver is down), a late
@@ -128,7 +128,7 @@ class PostgreSQL:
 
 @dataclass
 class Redis:
-    """A redis-server of the soak's own, configured as production's (docs/operations.md:
+    """A redis-server of the soak's own, configured as production's (docs/running/install.md:
     `appendonly yes`, `maxmemory 512mb`, `maxmemory-policy volatile-lru`)."""
 
     folder: Path

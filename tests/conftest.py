@@ -146,7 +146,7 @@ def client_address() -> str:
 
 @pytest.fixture(autouse=True)
 def clean_cache(settings, request) -> Iterator[None]:
-    """A cache of the test's own, in memory: sign-in throttles and the look-up token start
+    """A cache of the test's own, in memory: sign-in counts and the look-up token start
     afresh, and no real cache (a developer's Redis or var/cache) is touched."""
     settings.CACHES = {
         "default": {

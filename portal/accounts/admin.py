@@ -1,11 +1,14 @@
 """Portal users in Django's admin, branded as the portal: staff rights granted and taken away
 (recorded in the audit trail), and every session of a user ended (as from the dashboard's line
-of a user: portal.accounts.session.end_every_session)."""
+of a user: portal.accounts.session.end_every_session); and django-axes's failed sign-ins, by
+username and address (portal.accounts.lockout), a lockout lifted by deleting its row."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from axes.admin import AccessAttemptAdmin
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
@@ -59,3 +62,14 @@ class PortalUserAdmin(UserAdmin):
         self.message_user(
             request, f"Every session of {users.count()} user(s) is ended.", messages.SUCCESS
         )
+
+
+# Axes keeps no log of sign-ins (the audit trail does) nor of failures beyond its attempts.
+admin.site.unregister([AccessAttempt, AccessLog, AccessFailureLog])
+
+
+@admin.register(AccessAttempt)
+class FailedSignInAdmin(AccessAttemptAdmin):
+    # Axes' "clean up expired attempts" reads the time of a sign-in attempt, which an admin
+    # page's request has not; the periodic sweep deletes them instead (lockout.forget_expired).
+    actions: list[str] = []

@@ -3,7 +3,8 @@
 Configured by ASSURANCE_LOOKUP_USERNAME and ASSURANCE_LOOKUP_PASSWORD. Its token is shared by
 every portal process through the cache (encrypted, like users' tokens), and when the upstream
 stops accepting it the account signs in again, once, and the call is repeated. Its sign-ins
-go through the portal's sign-in limits like everyone's (portal.accounts.throttle).
+come from the portal's own address, and go through the care that keeps the service from locking
+it (portal.accounts.service_lockout) like everyone's.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from portal.accounts import credentials, throttle
+from portal.accounts import credentials, service_lockout
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AssuranceError, AuthenticationRequired
 
@@ -52,7 +53,7 @@ def _token() -> BearerToken:
     username, password = settings.ASSURANCE_LOOKUP_USERNAME, settings.ASSURANCE_LOOKUP_PASSWORD
     if not username or not password:
         raise LookupAccountMissing()
-    authorization = throttle.login(username, password, client_address=None)
+    authorization = service_lockout.login(username, password, client_address=None)
     lifetime = (authorization.expires - timezone.now()) if authorization.expires else None
     seconds = (lifetime or FALLBACK_LIFETIME).total_seconds() - 60  # renew a little early
     if seconds > 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model, login, logout
+from django.contrib.auth import authenticate, get_user_model, login, logout
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -13,40 +13,41 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import HttpResponseClientRedirect
 
-from portal.accounts import credentials, latest_sign_in, throttle
+from portal.accounts import credentials, latest_sign_in, lockout
+from portal.accounts.service_lockout import SignInRefused
 from portal.assurance import records
 from portal.assurance.client import BearerToken
-from portal.assurance.errors import AuthenticationRequired, UnexpectedResponse
-from portal.assurance.service import client
+from portal.assurance.errors import AuthenticationRequired
 from portal.audit import events as audit
-from portal.lib.client_address import client_address
+from portal.operations import metrics
+
+# What the Assurance account's backend (portal/accounts/backends.py) leaves on the request for
+# `sign_in`: a success's token; or the service's answer to a failure (Django's `authenticate`
+# gives None for either failure, the portal's lockout or a wrong password).
+AUTHORIZATION = "assurance_authorization"
+FAILURE = "assurance_failure"
 
 
 def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseUser:
-    """Signs in upstream for a token, mirrors the account locally, starts the session.
+    """Signs in through Django's `authenticate` (django-axes's backend, then the Assurance
+    account's: portal/accounts/backends.py), mirrors the account locally, starts the session.
 
     Raises the client's errors (AuthenticationFailed, LockoutWarning, ...) unchanged, and
     SignInRefused when the portal's own limits turn the attempt away.
     """
-    authorization = throttle.login(username, password, client_address=client_address(request))
-    token = BearerToken(authorization.token)
-    user = _mirror(username, _account_name(token))
-    login(request, user)  # a new session key, with the one backend of the settings
+    lockout.pace(request)  # before any password is hashed
+    user = authenticate(request, username=username, password=password)
+    if user is None:
+        failure = getattr(request, FAILURE, None)
+        if failure is None:  # axes refused it before the service was asked
+            metrics.sign_in_failed(metrics.REFUSED)
+            raise SignInRefused(lockout.ACCOUNT)
+        raise failure
+    authorization: records.Authorization = getattr(request, AUTHORIZATION)
+    login(request, user)  # a new session key, with the backend that authenticated the user
     credentials.keep(request.session, authorization.token, authorization.expires)
     latest_sign_in.keep(user, authorization.token, authorization.expires)
     return user
-
-
-def _account_name(token: BearerToken) -> str:
-    """The account's own username (the user may have typed the e-mail address).
-
-    Without it the sign-in fails: naming the user by what they typed could make a second
-    local user for one account.
-    """
-    authorisation: records.Authorisation = client().authorisation(token)
-    if not authorisation.username:
-        raise UnexpectedResponse("The service did not say the account's username.")
-    return authorisation.username
 
 
 def portal_user(username: str) -> AbstractBaseUser:
@@ -55,20 +56,6 @@ def portal_user(username: str) -> AbstractBaseUser:
     user, _ = get_user_model().objects.get_or_create(
         username=username, defaults={"password": make_password(None)}
     )
-    return user
-
-
-def _mirror(entered: str, username: str) -> AbstractBaseUser:
-    user = portal_user(username)
-    changed = []
-    if "@" in entered and user.email != entered:
-        user.email = entered
-        changed.append("email")
-    if user.has_usable_password():
-        user.set_unusable_password()
-        changed.append("password")
-    if changed:
-        user.save(update_fields=changed)
     return user
 
 

@@ -1,9 +1,9 @@
 """The portal's staff: users with staff rights, in the group "Portal staff", whose permissions
 are what the dashboard and the admin's daily work need and no more: to read users (and end their
 sessions), the audit trail, recorded passports and mailings, and jobs (and retry or cancel
-them); to make intake sites, keep their specifications and name their clerks, make and revoke
-API tokens (their software's), and read the loads recorded. Changing anyone's rights stays with
-superusers."""
+them); to read failed sign-ins and lift a lockout; to make intake sites, keep their
+specifications and name their clerks, make and revoke API tokens (their software's), and read
+the loads recorded. Changing anyone's rights stays with superusers."""
 
 from __future__ import annotations
 
@@ -21,6 +21,9 @@ PERMISSIONS = (
     ("passports", "view_passport"),
     ("passports", "view_mailing"),
     ("jobs", "view_job"),
+    # django-axes's failed sign-ins read, and a lockout lifted by deleting its row.
+    ("axes", "view_accessattempt"),
+    ("axes", "delete_accessattempt"),
     # Intake sites made and kept, their clerks named; loads and their histories read.
     ("intake", "view_intakesite"),
     ("intake", "add_intakesite"),

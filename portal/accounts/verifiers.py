@@ -3,8 +3,9 @@
 After each successful sign-in the portal keeps a verifier of the password for the name the user
 typed: a slow, salted, memory-hard hash made by Django's preferred hasher (scrypt, the first of
 the settings' PASSWORD_HASHERS). An attempt whose password matches it passes the portal's
-sign-in limits (portal.accounts.throttle), so that strangers' failures never keep out someone
-who has signed in here before.
+lockout (portal.accounts.lockout) and the care of the service's count
+(portal.accounts.service_lockout), so that strangers' failures never keep out someone who has
+signed in here before.
 """
 
 from __future__ import annotations

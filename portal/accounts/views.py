@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from django.conf import settings
 from django.contrib import admin, messages
@@ -14,10 +15,10 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
-from portal.accounts import preferences, throttle
+from portal.accounts import lockout, preferences, service_lockout
 from portal.accounts.forms import SignInForm
+from portal.accounts.service_lockout import SignInRefused, Standing
 from portal.accounts.session import safe_next, sign_in, sign_in_url, sign_out
-from portal.accounts.throttle import SignInRefused
 from portal.assurance.errors import (
     AssuranceError,
     AuthenticationFailed,
@@ -34,10 +35,18 @@ TRIES_LEFT = "You have {tries} before {subject} is locked for {duration}."
 TRIES_LEFT_TO_NEW = (
     "You have {tries} before only passwords that have worked here before are accepted."
 )
+TRIES_LEFT_TO_NEW_FROM_ADDRESS = (
+    "You have {tries} before only passwords that have worked here before are accepted from "
+    "your address."
+)
 LOCKED = "{subject} is locked for {duration} after repeated failures. " + STILL_WORKS
 LOCKED_TO_NEW = (
     "After repeated failed sign-ins on this portal, only passwords that have worked here before "
     "are accepted for now, until someone signs in with one. " + STILL_WORKS
+)
+LOCKED_TO_NEW_FROM_ADDRESS = (
+    "After repeated failed sign-ins from your address, only passwords that have worked here "
+    "before are accepted from it for {duration}. " + STILL_WORKS
 )
 LOCKED_BY_SERVICE = (
     "The Assurance service has locked sign-in {whose} for {duration} after repeated failures."
@@ -47,10 +56,13 @@ UNAVAILABLE = (
     "Please try again in a minute."
 )
 SUBJECTS = {
-    throttle.ATTEMPTS: "sign-in from your address",
-    throttle.ADDRESS: "sign-in from your address",
-    throttle.USERNAME: "sign-in to this account",
+    lockout.PACE: "sign-in from your address",
+    lockout.ACCOUNT: "sign-in to this account from your address",
 }
+# Of limits as tight as each other, the one a message names: the service's lockout, then the
+# portal's lockout of the account, then the service's count, then the pace of attempts.
+NAMED_FIRST = [service_lockout.LOCKOUT, lockout.ACCOUNT, service_lockout.SHARED,
+               service_lockout.ADDRESS, lockout.PACE]  # fmt: skip
 
 
 @sensitive_post_parameters("password")
@@ -81,38 +93,56 @@ def _attempt(request: HttpRequest, username: str, password: str) -> tuple[str | 
     except (SignInRefused, LockoutActive) as refusal:
         by = "portal" if isinstance(refusal, SignInRefused) else "service"
         audit.record(audit.Kind.LOCKOUT_MET, request, username=username[:150], by=by)
-        return _locked(_standing(request, username)), 429
+        refused_by = refusal.limit if isinstance(refusal, SignInRefused) else None
+        return _locked(_tightest(request, username, refused_by)), 429
     except AuthenticationFailed as failure:
         audit.record(audit.Kind.SIGN_IN_FAILED, request, username=username[:150])
-        return _failed(_standing(request, username), isinstance(failure, LockoutWarning)), 400
+        warned = isinstance(failure, LockoutWarning)
+        return _failed(_tightest(request, username), warned), 400
     except AssuranceError:
         return UNAVAILABLE, 503
     return None, 200
 
 
-def _standing(request: HttpRequest, username: str) -> throttle.Standing:
-    return throttle.standing(username, client_address(request))
+def _tightest(request: HttpRequest, username: str, refused_by: str | None = None) -> Standing:
+    """The limit a sign-in by `username` from the request's address meets first: the fewest
+    tries left, and of those the longest wait (`refused_by`, the limit that has just refused
+    it, with none left)."""
+    standings = [
+        *service_lockout.standing(client_address(request)),
+        *lockout.standing(request, username),
+    ]
+    standings = [replace(s, tries=0) if s.limit == refused_by else s for s in standings]
+    return min(standings, key=lambda s: (s.tries, -_minutes(s.seconds), NAMED_FIRST.index(s.limit)))
 
 
-def _failed(standing: throttle.Standing, warned: bool) -> str:
+def _minutes(seconds: float | None) -> float:
+    return math.inf if seconds is None else math.ceil(seconds / 60)
+
+
+def _failed(standing: Standing, warned: bool) -> str:
     """A wrong password's message; with the tries left once they are few or the service warns."""
     if standing.tries == 0:
         return f"{WRONG} {_locked(standing)}"
     if not (warned or standing.tries == 1):
         return FAILED
     tries = "one more try" if standing.tries == 1 else f"{standing.tries} more tries"
-    if standing.limit == throttle.SHARED:
+    if standing.limit == service_lockout.SHARED:
         return f"{WRONG} {TRIES_LEFT_TO_NEW.format(tries=tries)}"
+    if standing.limit == service_lockout.ADDRESS:
+        return f"{WRONG} {TRIES_LEFT_TO_NEW_FROM_ADDRESS.format(tries=tries)}"
     subject, duration = SUBJECTS[standing.limit], _in_words(standing.seconds)
     return f"{WRONG} {TRIES_LEFT.format(tries=tries, subject=subject, duration=duration)}"
 
 
-def _locked(standing: throttle.Standing) -> str:
+def _locked(standing: Standing) -> str:
     """Why sign-in is refused now, and for how long."""
-    if standing.limit == throttle.SHARED:
-        return LOCKED_TO_NEW
     duration = _in_words(standing.seconds)
-    if standing.limit == throttle.LOCKOUT:
+    if standing.limit == service_lockout.SHARED:
+        return LOCKED_TO_NEW
+    if standing.limit == service_lockout.ADDRESS:
+        return LOCKED_TO_NEW_FROM_ADDRESS.format(duration=duration)
+    if standing.limit == service_lockout.LOCKOUT:
         forwarded = settings.ASSURANCE_FORWARDS_CLIENT_ADDRESS
         whose = "from your address" if forwarded else "for everyone on this portal"
         return LOCKED_BY_SERVICE.format(whose=whose, duration=duration)

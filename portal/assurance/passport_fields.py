@@ -1,8 +1,9 @@
-"""A crop passport's fields, written once: each field of the passport record (interface 2.5)
-with the label the paper passport prints for it, the part of the passport it is printed in, and
-its kind. The create form, the passport's page and the public look-up, the business's list, the
-mail that carries passports, the gate check's table (portal/passports), the manifests of an
-export and the sandbox's PDF all read this table, so that a field reads the same everywhere.
+"""A crop passport's fields, written once: each field of the passport record
+(docs/developing/assurance-records.md) with the label the paper passport prints for it, the part of
+the passport it is printed in, and its kind. The create form, the passport's page and the public
+look-up, the business's list, the mail that carries passports, the gate check's table
+(portal/passports), the manifests of an export and the sandbox's PDF all read this table, so that a
+field reads the same everywhere.
 
 Each kind of date is written one way wherever people read it (pages, mails, PDFs): a calendar
 day by `day_written` (21 August 2026), a year as its four digits; a moment of the portal's own

@@ -304,7 +304,7 @@ class CropPassport(Record, AssuranceClaim, kw_only=True):
     grain_store_longitude: str | None = wire("GrainStoreLongitude")
 
 
-# decisions.md: authorisation
+# docs/interface.md: authorisation
 VALID_STATUSES = ("Valid", "Grace")
 
 
@@ -344,7 +344,7 @@ class Authorisation(Record, kw_only=True):
     memberships: list[Membership] = wire_list("Memberships")
 
 
-# decisions.md: errors
+# docs/interface.md: errors
 class ErrorItem(Record, kw_only=True):
     root: ClassVar[str] = "Error"
     code: str | None = wire("Code")

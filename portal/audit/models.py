@@ -1,5 +1,5 @@
 """The audit trail: what was done in the portal, by whom, from where and when, appended to and
-never changed. Kept PORTAL_AUDIT_DAYS, then removed by the periodic sweep (docs/operations.md
+never changed. Kept PORTAL_AUDIT_DAYS, then removed by the periodic sweep (docs/running/audit.md
 says what is recorded and why). The code refuses to change or delete an event, one by one or
 by queryset; on PostgreSQL the database refuses it too (migrations/0002_append_only.py)."""
 
@@ -12,6 +12,10 @@ from django.utils import timezone
 
 class AppendOnly(Exception):
     """An audit event was to be changed or deleted: the trail is append-only."""
+
+
+class UnknownKind(ValueError):
+    """An audit event of a kind that Event.Kind does not name."""
 
 
 class EventQuerySet(models.QuerySet):
@@ -51,7 +55,9 @@ class Event(models.Model):
         WEBHOOK_DISABLED = "webhook-disabled", "Webhook endpoint disabled"
         WEBHOOK_ENABLED = "webhook-enabled", "Webhook endpoint enabled again"
 
-    kind = models.CharField(max_length=32, choices=Kind.choices)
+    # Kept in code, not as the column's choices, so that a new kind costs no migration; save()
+    # refuses a kind that Kind does not name.
+    kind = models.CharField(max_length=32)
     at = models.DateTimeField(default=timezone.now, db_index=True)
     # Unset by the database when the user is deleted, the one change its trigger allows (0002).
     user = models.ForeignKey(
@@ -75,12 +81,22 @@ class Event(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} ({self.username or 'someone'}, {self.at:%Y-%m-%d %H:%M})"
+        return f"{self.kind_label} ({self.username or 'someone'}, {self.at:%Y-%m-%d %H:%M})"
 
     def save(self, *args: object, **kwargs: object) -> None:
         if not self._state.adding:
             raise AppendOnly("An audit event is never changed.")
+        if self.kind not in Event.Kind.values:
+            raise UnknownKind(f"{self.kind!r} is not a kind of audit event (Event.Kind).")
         super().save(*args, **kwargs)
 
     def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
         raise AppendOnly("An audit event is removed only by the sweep, once past its keeping.")
+
+    @property
+    def kind_label(self) -> str:
+        """What the kind means in words ("Signed in"); a kind no longer named, as it was kept."""
+        try:
+            return Event.Kind(self.kind).label
+        except ValueError:
+            return self.kind

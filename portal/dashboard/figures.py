@@ -57,7 +57,7 @@ def _service() -> Verdict:
         since = _down_since()
         when = f"since {timezone.localtime(since):%H:%M:%S}" if since else "now"
         return Verdict("The Assurance service", False, "Not answering",
-                       f"Not answering {when} ({down}).")  # fmt: skip
+                       f"Not answering {when} ({down.message}).")  # fmt: skip
     return Verdict("The Assurance service", True, "Answering", "It answers the portal now.")
 
 
@@ -114,9 +114,9 @@ def _time_of_day(moment: datetime) -> str:
 
 
 def _lockouts() -> Verdict:
-    """The lockouts met in the sign-in window (by address and username tried) that no sign-in
+    """The lockouts met in the sign-in cool-off (by address and username tried) that no sign-in
     under that username has followed since."""
-    window = timedelta(seconds=settings.PORTAL_SIGN_IN_WINDOW_SECONDS)
+    window = timedelta(seconds=settings.PORTAL_SIGN_IN_COOL_OFF_SECONDS)
     since = timezone.now() - window
     met = (
         Event.objects.filter(kind=Event.Kind.LOCKOUT_MET, at__gte=since)

@@ -37,7 +37,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from portal.accounts import credentials
+from portal.accounts import credentials, lockout
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationRequired, Unavailable
 from portal.audit import events as audit
@@ -287,6 +287,7 @@ def sweep() -> None:
     remove_expired()
     send_lost_again()
     audit.prune()
+    lockout.forget_expired()
     recording.fold()
     recording.prune()
     periodic.record_finished(periodic.SWEEP)

@@ -27,7 +27,9 @@ def in_order[T, R](
     `bound` threads, each asking for the next item as soon as it is free, so that an answer
     slow to come holds up no other; at most WAITING_PER_THREAD times `bound` answers wait to
     be taken. An item is taken from `items` only when it is asked for. Once `keep_asking()` is
-    false no more items are asked for, and those asked already are still given. Stopping early
+    false no more items are asked for, and those asked already are still given; it is asked
+    before the answers that came are given, so an ask that must stop those after it (a refusal)
+    says so through `keep_asking` itself. Stopping early
     (closing the iterator) waits for the calls under way. Each thread runs its asks in a copy
     of the context the iterator was first taken from (its request's id for the log, the calls
     it gathers to record: portal/operations/recording.py), one copy for all of them: Django
@@ -49,10 +51,11 @@ def in_order[T, R](
         under_way: set[Future[R]] = set()
         try:
             while True:
-                # Those answered are given first: what the caller makes of them (a refusal)
-                # may tell it to stop asking before another item is.
-                while asked and asked[0][1].done():
-                    yield asked.popleft()
+                # The room that ended calls left is filled before their answers are given, so
+                # that the calls go on while the caller works on an answer (a batch records a
+                # passport while the service makes the next): the first answer is seen to have
+                # come before the room is counted.
+                answered = bool(asked) and asked[0][1].done()
                 under_way = {answer for answer in under_way if not answer.done()}
                 while len(under_way) < bound and len(asked) < most_waiting and keep_asking():
                     item = next(pending, _NONE)
@@ -61,9 +64,12 @@ def in_order[T, R](
                     answer = pool.submit(ask_and_close, item)
                     asked.append((item, answer))
                     under_way.add(answer)
-                if not asked:
+                if answered:
+                    yield asked.popleft()
+                elif asked:
+                    wait(under_way, return_when=FIRST_COMPLETED)
+                else:
                     return
-                wait(under_way, return_when=FIRST_COMPLETED)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 

@@ -3,7 +3,7 @@ answered (the standards' pages apart, and those of them that asked the service f
 cache did not hold: the cache's hit rate) and those the portal failed. No other store holds
 these for the whole deployment over an hour or a day: Prometheus' counts of requests are each
 instance's since it started, and the audit trail records what people did, not every request
-(docs/operations.md, Where each figure comes from). A request is one increment, two when it
+(docs/running/dashboard.md, Where each figure comes from). A request is one increment, two when it
 missed the cache or failed (a round trip to Redis each), of its five minutes' key, kept two
 days; the dashboard adds up an hour's or a day's keys, read at once (at most 289 a name), so
 that neither grows with the requests ever made. A count that cannot be made (the cache out of

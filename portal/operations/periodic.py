@@ -2,7 +2,7 @@
 last finished, and whether it is late: not finished for two of its intervals, or never. /readyz
 and the staff dashboard's Now say so. A late sweep does not make /readyz answer 503: every
 portal process would leave the load balancer at once for work that serving pages does not need;
-monitors alert on its `late` instead (docs/operations.md)."""
+monitors alert on its `late` instead (docs/running/scheduler.md)."""
 
 from __future__ import annotations
 

@@ -7,6 +7,6 @@ from portal.operations import health, views
 app_name = "operations"
 urlpatterns = [
     path("healthz", health.alive, name="health"),
-    path("readyz", health.ready, name="ready"),
+    path("readyz", health.Ready.as_view(), name="ready"),
     path("metrics", views.metrics, name="metrics"),
 ]

@@ -1,4 +1,4 @@
-"""Short codes as people type them, and as the portal shows them (decisions.md: eight to twelve
+"""Short codes as people type them, and as the portal shows them (docs/interface.md: eight to twelve
 characters from an alphabet without look-alikes, any case, one hyphen in the middle ignored).
 
 The rule is the service's; it is written here again rather than imported from the sandbox,

@@ -1,9 +1,9 @@
 """A passport laid out for a page by the parts of the paper passport, from the one table of its
 fields (portal.assurance.passport_fields): each field with the label the paper prints, and the
-optional values of section 1 left empty marked to be completed by hand before the load is
-collected (interface 4.7, rule 3). The passport's page and the public look-up both show it,
-through one partial (passports/details.html). And a passport in brief, the few fields the mail
-that carries it shows.
+optional values of section 1 left empty marked to be completed by hand before the load is collected
+(docs/developing/assurance-interface.md). The passport's page and the public look-up both show it,
+through one partial (passports/details.html). And a passport in brief, the few fields the mail that
+carries it shows.
 
 Dates are calendar days, each its day in UTC as the service writes it (passport_fields.day_written),
 not moved into the portal's time zone.

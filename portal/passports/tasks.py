@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import smtplib
+import threading
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -107,11 +108,20 @@ def passport_batch(job: Job, credentials: Credentials, progress: Progress) -> No
     stop: Exception | None = None
     to_make = sorted(set(range(count)) - made)
 
+    refused = threading.Event()  # set by the asking thread, before the refusal is given here
+
     def ask(_position: int) -> records.CropPassport:
-        return client().create_passport(credentials, request)
+        try:
+            return client().create_passport(credentials, request)
+        except AssuranceError:
+            refused.set()
+            raise
+
+    def keep_asking() -> bool:
+        return stop is None and not refused.is_set()
 
     with recording.gathered():  # the calls' records, one transaction at the end
-        answers = in_order(to_make, ask, CREATE_CALLS_AT_ONCE, keep_asking=lambda: stop is None)
+        answers = in_order(to_make, ask, CREATE_CALLS_AT_ONCE, keep_asking)
         for position, answered in answers:
             try:
                 made_now = answered.result()

@@ -1,4 +1,4 @@
-"""Demo accounts, memberships, sites and stores (decisions.md, "Demo data")."""
+"""Demo accounts, memberships, sites and stores (docs/interface.md, "Demo data")."""
 
 from datetime import timedelta
 

@@ -1,4 +1,5 @@
-"""The crop passport as a one-page A4 PDF (interface 4.7 rule 4, 4.8 with `application/pdf`).
+"""The crop passport as a one-page A4 PDF (docs/developing/assurance-interface.md, a passport with
+`application/pdf`).
 
 `passport_html` fills `passport.html` (plain `string.Template`, every value escaped) and
 `render_passport_pdf` lays it out with WeasyPrint. Fonts, stylesheet and mark all come from this

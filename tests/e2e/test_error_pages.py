@@ -50,11 +50,12 @@ def test_a_form_without_its_csrf_cookie_shows_the_form_expired_page(page: Page, 
     assert urlsplit(page.url).path == "/accounts/sign-in/"  # signed out: home asks to sign in
 
 
-def test_an_attempt_over_the_usernames_share_is_turned_away_with_429(
+def test_an_attempt_at_a_locked_account_from_its_address_is_turned_away_with_429(
     page: Page, portal_url: str, settings, fresh_lockouts, upstream_tokens: list[str]
 ):
-    settings.PORTAL_SIGN_IN_FAILURES_PER_USERNAME = 1
-    locked = LOCKED.format(subject="Sign-in to this account", duration="about 15 minutes")
+    settings.AXES_FAILURE_LIMIT = 1
+    subject = "Sign-in to this account from your address"
+    locked = LOCKED.format(subject=subject, duration="about 15 minutes")
     sign_in(page, portal_url, "grower", "not-the-password")
     summary = page.locator(".error-summary")
     expect(summary).to_have_text(f"{WRONG} {locked}")

@@ -41,7 +41,7 @@ def test_the_grower_adds_an_endpoint_and_sees_a_test_event_delivered(
     page.get_by_role("button", name="Send a test event").click()
     expect(page.get_by_text("A test event (ping) is on its way")).to_be_visible()
     expect(page.locator("#secret")).to_have_count(0)  # shown once
-    delivering.attempt(Delivery.objects.get().pk)  # as a worker does once it commits
+    delivering.attempt([Delivery.objects.get().pk])  # as a worker does once it commits
     expect(page.get_by_text(re.compile(r"200, \d+ ms"))).to_be_visible(timeout=10_000)
     expect(page.get_by_role("cell", name="Delivered")).to_be_visible()
     assert_accessible(page)

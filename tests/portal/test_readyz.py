@@ -150,14 +150,28 @@ def test_the_services_answer_is_kept_a_few_seconds_for_everyone(
 
 
 def test_a_check_that_hangs_is_down_in_time(client, upstream_sandbox, worker_alive, monkeypatch):
-    monkeypatch.setattr(health, "READY_SECONDS", 0.3)
-    monkeypatch.setattr(health, "upstream", lambda: time.sleep(2) or {})
+    monkeypatch.setattr(health, "CHECK_SECONDS", 0.2)  # the library waits a second more
+    monkeypatch.setattr(health, "upstream", lambda: time.sleep(3) or {})
     started = time.monotonic()
     status, answer = ready(client)
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 2  # not held by the check's thread
     assert status == 503
-    assert answer["checks"]["upstream"] == {"ok": False, "error": "no answer within 0.3 s"}
+    assert answer["checks"]["upstream"] == {"ok": False, "error": "Timed out after 0.2 seconds"}
     assert down(answer) == {"upstream"}
+
+
+@pytest.mark.parametrize("accept", ["*/*", "text/html", "text/plain", "application/rss+xml"])
+def test_it_answers_its_json_whatever_the_request_accepts(
+    client, upstream_sandbox, worker_alive, accept
+):
+    response = client.get("/readyz", headers={"Accept": accept})
+    assert (response.status_code, response["Content-Type"]) == (200, "application/json")
+    assert set(response.json()["checks"]) == CHECKS
+
+
+def test_it_answers_only_get_and_head(client, upstream_sandbox, worker_alive):
+    assert client.head("/readyz").status_code == 200
+    assert client.post("/readyz").status_code == 405
 
 
 def test_healthz_needs_none_of_them(client, settings, upstream_at):

@@ -1,5 +1,6 @@
 """The portal's settings as each process reads them from its environment: the secret key it
-refuses to start without, and the cache keys and job queues of its own database."""
+refuses to start without, the cache keys and job queues of its own database, and the sign-in
+lockout's limits."""
 
 from __future__ import annotations
 
@@ -136,3 +137,32 @@ def test_the_key_prefix_applies_to_redis_as_to_the_file_cache(tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'portal.sqlite3'}"
     with_redis = names_for(url, REDIS_URL="redis://127.0.0.1:6379/0")
     assert with_redis["key prefix"] == names_for(url, REDIS_URL="")["key prefix"]
+
+
+# --- the sign-in lockout --------------------------------------------------------------------------
+
+
+def test_the_sign_in_lockout_follows_the_services_by_default_and_its_own_settings_else():
+    env = environment(PORTAL_DEVELOPMENT="true", ASSURANCE_LOCKOUT_FAILURES="7")
+    by_default = settings_of(env, "AXES_FAILURE_LIMIT", "AXES_COOLOFF_TIME")
+    assert by_default["AXES_FAILURE_LIMIT"] == 5  # at the service's warning
+    assert by_default["AXES_COOLOFF_TIME"] == "datetime.timedelta(seconds=900)"
+    env |= {"PORTAL_SIGN_IN_FAILURES": "2", "PORTAL_SIGN_IN_COOL_OFF_SECONDS": "600"}
+    chosen = settings_of(env, "AXES_FAILURE_LIMIT", "AXES_COOLOFF_TIME")
+    assert chosen["AXES_FAILURE_LIMIT"] == 2
+    assert chosen["AXES_COOLOFF_TIME"] == "datetime.timedelta(seconds=600)"
+
+
+@pytest.mark.parametrize(
+    "variable",
+    [
+        "PORTAL_SIGN_IN_FAILURES_PER_ADDRESS",
+        "PORTAL_SIGN_IN_FAILURES_PER_USERNAME",
+        "PORTAL_SIGN_IN_WINDOW_SECONDS",
+    ],
+)
+def test_a_sign_in_limit_no_longer_read_stops_the_portal_and_names_what_replaced_it(variable):
+    result = check(environment(PORTAL_DEVELOPMENT="true", **{variable: "4"}))
+    assert result.returncode != 0
+    assert f"{variable}: no longer read" in result.stderr
+    assert "set PORTAL_SIGN_IN_FAILURES and PORTAL_SIGN_IN_COOL_OFF_SECONDS" in result.stderr

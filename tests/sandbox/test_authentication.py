@@ -1,5 +1,6 @@
-"""Authentication of the sandbox over real HTTP: login (4.1), the three methods of section 5,
-the 401 of decisions.md "Credentials", and the login errors of section 7 and "Errors"."""
+"""Authentication of the sandbox over real HTTP: login, its three methods of authentication, the
+401 of docs/interface.md "Credentials", and the login errors of
+docs/developing/assurance-interface.md, "Errors"."""
 
 from __future__ import annotations
 

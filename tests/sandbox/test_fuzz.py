@@ -6,7 +6,7 @@ random JSON objects, random XML-ish text, each as JSON and as XML) driven by hyp
 
 Properties checked on every response:
 - it is not a server error (schemathesis' `not_a_server_error`, or status < 500);
-- an error (any status outside 2xx) carries the one error body of decisions.md,
+- an error (any status outside 2xx) carries the one error body of docs/interface.md,
   `{"Errors": [{"Code", "Message"}]}`, in the JSON or XML its `Content-Type` names, readable by
   the portal's own codec;
 - without credentials, no operation but login succeeds;

@@ -1,4 +1,4 @@
-"""The login lockout of decisions.md ("Credentials"), over real HTTP: the count of failures per
+"""The login lockout of docs/interface.md ("Credentials"), over real HTTP: the count of failures per
 client address, the warning, the lockout and its end, and which address counts."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Crop passports and the authorisation method of the sandbox (interface 4.7, 4.8, decisions.md),
-over real HTTP."""
+"""Crop passports and the authorisation method of the sandbox
+(docs/developing/assurance-interface.md, docs/interface.md), over real HTTP."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ TIMEOUT = 30
 ADDRESS = "192.0.2.12"
 FORMATS = [pytest.param(Format.JSON, id="json"), pytest.param(Format.XML, id="xml")]
 PDF = "application/pdf"
-# decisions.md: eight to twelve characters, no 0/O, 1/I/L.
+# docs/interface.md: eight to twelve characters, no 0/O, 1/I/L.
 SHORT_CODE = re.compile(r"[2-9A-HJKMNP-Z]{8,12}")
 DEMO_SHORT_CODE = "7KXM4QHT2W"
 GRACE = timedelta(days=30)

@@ -1,4 +1,5 @@
-"""The standards endpoints of the sandbox (interface 4.2 to 4.6, decisions.md), over real HTTP."""
+"""The standards endpoints of the sandbox (docs/developing/assurance-interface.md,
+docs/interface.md), over real HTTP."""
 
 from __future__ import annotations
 
@@ -197,7 +198,7 @@ def test_the_audit_points_and_answers_of_a_section_belong_to_its_standard_points
     assert data.audit_points and data.answers
     assert {a.question_guid for a in data.audit_points} <= point_guids
     assert {a.question_guid for a in data.answers} <= point_guids
-    # decisions.md: each standard point has audit points and answers.
+    # docs/interface.md: each standard point has audit points and answers.
     assert {a.question_guid for a in data.audit_points} == point_guids
     assert {a.question_guid for a in data.answers} == point_guids
     for answer in data.answers:

@@ -41,7 +41,7 @@ def test_a_short_soak_loses_doubles_and_leaves_stuck_nothing() -> None:
     assert {f["kind"] for f in report["faults"]} == set(MAIN_KINDS), printed
     assert report["counts"] == {"lost": 0, "doubled": 0, "stuck": 0, "unexpected": 0}, printed
     assert report["5xx"]["outside_fault_windows"] == 0, printed
-    # A worker may end when Redis restarts under it (Celery 5.7.0's fault, docs/operations.md):
+    # A worker may end when Redis restarts under it (Celery 5.7.0's fault, docs/running/soak.md):
     # started again as systemd would, what it held must still be neither lost nor stuck.
     assert all(ended["process"].startswith("worker-") for ended in report["ended_on_their_own"])
     assert all(r["met"] for r in report["recovery"].values()), printed

@@ -9,7 +9,7 @@ every UPDATE and DELETE of an event, from the ORM or from SQL, except
 The rule is in the trigger, with no switch to turn it off for a session (as pgtrigger's
 `pgtrigger.ignore` is, a setting any connection may set): a stolen connection can remove no
 event younger than KEPT_AT_LEAST and change none. TRUNCATE is left to the table's owner (the
-database role of migrations), which may drop the trigger anyway (docs/operations.md).
+database role of migrations), which may drop the trigger anyway (docs/running/audit.md).
 SQLite, for `make run` without PostgreSQL, has no such trigger; the code's refusal stays."""
 
 import django.db.models.deletion

@@ -28,7 +28,7 @@ from portal.passports.views.checker import checker_config
 logger = logging.getLogger(__name__)
 
 KEYS_MEDIA_TYPE = "application/jwk-set+json"  # RFC 7517, section 8.5
-KEYS_KEEP_SECONDS = 60 * 60  # a new key is published before it signs (docs/operations.md)
+KEYS_KEEP_SECONDS = 60 * 60  # a new key is published before it signs (docs/running/keys.md)
 
 
 @require_safe

@@ -27,14 +27,14 @@ def test_both_spellings_of_an_address_share_its_sign_in_failures(
         sign_in_from(client, spellings[n % 2], username, "not-the-password")
         for n, username in enumerate(usernames)
     ]
-    assert [answer.status_code for answer in answers] == [400] * 4 + [429] * 2
-    assert failures_at_the_service(upstream_sandbox, client_address) == (4, False)
+    assert [answer.status_code for answer in answers] == [400] * 3 + [429] * 3
+    assert failures_at_the_service(upstream_sandbox, client_address) == (3, False)
 
 
 def test_a_peer_on_a_dual_stack_socket_shares_the_allowance_of_its_ipv4_address(
     client, upstream_sandbox, fresh_lockouts, client_address, settings
 ):
-    settings.PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = 2
+    settings.AXES_FAILURE_LIMIT = 2
     for spelling in (client_address, f"::ffff:{client_address}"):
         client.defaults["REMOTE_ADDR"] = spelling
         assert sign_in(client, "grower", "not-the-password").status_code == 400

@@ -7,7 +7,7 @@ from django.core.cache import cache
 
 from portal.accounts import credentials
 from portal.accounts.lookup import CACHE_KEY, LookupAccountMissing, call_as_lookup_account
-from portal.accounts.throttle import SignInRefused
+from portal.accounts.service_lockout import SignInRefused
 from portal.assurance import service
 from portal.assurance.errors import AssuranceError, AuthenticationFailed, LockoutWarning
 from tests.portal.accounts.helpers import failures_at_the_service, sign_in, upstream_calls

@@ -1,6 +1,7 @@
 """Django's admin as staff use it: branded as the portal; a user's sessions ended (they are
 signed out on their next request); a failed job retried, and one cancelled; the passports and
-mailings recorded, to read only; every time in 24-hour form, as the portal's pages write them.
+mailings recorded, to read only; a sign-in lockout read and lifted; every time in 24-hour form,
+as the portal's pages write them.
 Staff are made with `grant_staff` and sign in as everyone does."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from io import StringIO
 
 import pytest
 import time_machine
+from axes.models import AccessAttempt
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
@@ -126,6 +128,22 @@ def test_the_passports_are_listed_50_a_page_as_the_business_list_is(staff):
             for page in (first, second)]  # fmt: skip
     assert [len(found) for found in rows] == [50, 1]
     assert "51 passports" in text(first)
+
+
+def test_staff_read_a_sign_in_lockout_and_lift_it(staff, upstream_sandbox, settings):
+    settings.AXES_FAILURE_LIMIT = 1
+    stranger = Client()
+    assert sign_in(stranger, "lapsed", "not-the-password").status_code == 400
+    assert sign_in(stranger, "lapsed").status_code == 429
+    listed = text(staff.get("/admin/axes/accessattempt/"))
+    assert "lapsed" in listed and "Locked Out" in listed
+    assert "Clean up expired attempts" not in listed  # the periodic sweep does it
+    [attempt] = AccessAttempt.objects.all()
+    act(staff, "axes/accessattempt", "delete_selected", attempt)
+    page = staff.post("/admin/axes/accessattempt/", {"action": "delete_selected", "post": "yes",
+                                                     "_selected_action": [attempt.pk]})  # fmt: skip
+    assert page.status_code == 302
+    assert sign_in(stranger, "lapsed").status_code == 302
 
 
 def test_staff_read_users_but_only_a_superuser_changes_rights(staff):

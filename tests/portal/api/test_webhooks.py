@@ -61,7 +61,7 @@ def test_the_grower_registers_an_endpoint_and_sees_a_test_event_delivered(
     assert [e["id"] for e in got("/endpoints", token).json()["items"]] == [endpoint["id"]]
     sent = posted(f"/endpoints/{endpoint['id']}/test", token, key="k-2")
     assert sent.status_code == 201
-    delivering.attempt(Delivery.objects.get().pk)  # as a worker does once it commits
+    delivering.attempt([Delivery.objects.get().pk])  # as a worker does once it commits
     assert verified(endpoint["secret"], receiver.log[0][0])["type"] == "ping"
     log = got(f"/endpoints/{endpoint['id']}/deliveries", token).json()
     [delivery] = log["items"]

@@ -1,7 +1,8 @@
 """The wire codec, checked against golden documents written by hand from the interface.
 
-The documents in tests/fixtures/wire/ were written from assurance-interface.md and
-decisions.md, not produced by the codec, so the codec and the sandbox cannot agree on a mistake.
+The documents in tests/fixtures/wire/ were written from docs/developing/assurance-interface.md
+and docs/interface.md, not produced by the codec, so the codec and the sandbox cannot agree on a
+mistake.
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ def test_a_failed_sign_in_names_the_username_tried(client, upstream_sandbox, fre
 def test_a_sign_in_refused_by_the_portal_s_limit_is_a_lockout_met(
     client, upstream_sandbox, fresh_lockouts, settings
 ):
-    settings.PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = 1
+    settings.AXES_FAILURE_LIMIT = 1
     sign_in(client, "grower", "wrong-1")
     assert sign_in(client, "grower", "wrong-2").status_code == 429
     met = the_one(Kind.LOCKOUT_MET)

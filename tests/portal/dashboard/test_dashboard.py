@@ -125,7 +125,7 @@ def test_every_staff_page_answers_by_rights_not_by_address(upstream_sandbox, add
 
 
 def test_its_use_figures_are_the_use_made(staff, fresh_lockouts, settings):
-    settings.PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = 1
+    settings.AXES_FAILURE_LIMIT = 1
     stranger = Client()
     sign_in(stranger, "partner", "wrong-password")
     assert sign_in(stranger, "partner", "wrong-again").status_code == 429
@@ -358,7 +358,7 @@ def test_only_staff_end_sessions_and_only_by_post(staff):
 def test_a_lockout_is_in_force_once_however_often_it_is_met_and_ends_with_a_sign_in(
     staff, fresh_lockouts, settings
 ):
-    settings.PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = 1
+    settings.AXES_FAILURE_LIMIT = 1
     settings.PORTAL_TRUSTED_PROXIES = ["127.0.0.1"]  # so that another address can be named
     stranger = Client()
     sign_in(stranger, "partner", "wrong-password")

@@ -56,6 +56,19 @@ def test_once_told_to_stop_it_asks_for_no_more_and_gives_those_asked_already():
     assert len(asked) < 100
 
 
+def test_the_next_is_asked_while_the_caller_works_on_an_answer():
+    second_asked = threading.Event()
+
+    def ask(n: int) -> int:
+        if n == 1:
+            second_asked.set()
+        return n
+
+    for n, _ in in_order(range(3), ask, 1):
+        if n == 0:  # the caller at work on the first answer (a batch recording its passport)
+            assert second_asked.wait(timeout=5), "the second was asked only once the first was done"
+
+
 def test_a_slow_answer_holds_up_no_other_call():
     asked, asked_when_the_first_was_given = [], []
 

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import json
 
+from django.test import Client
 from standardwebhooks import Webhook
 
 from portal.accounts.session import portal_user
 from portal.intake.models import IntakeSite
+from portal.jobs.models import Job
 from portal.outbox import endpoints
 from portal.outbox.endpoints import Owner
 from portal.outbox.models import Endpoint, EventType
+from portal.passports.tasks import passport_batch
 from tests.demo import HOLLOWFIELD
+from tests.portal.passports.made import filled
 
 EVERY_TYPE = [t.value for t in EventType if t != EventType.PING]
 LOOPBACK_NETWORKS = ["127.0.0.0/8"]
@@ -37,3 +41,9 @@ def verified(secret: str, request) -> dict:
     payload = Webhook(secret).verify(request.get_data(), headers)
     assert payload == json.loads(request.get_data())
     return payload
+
+
+def a_batch_with_the_form(grower: Client, loads: int) -> Job:
+    """A batch of `loads` passports started as the grower starts one, with the create form."""
+    assert grower.post("/passports/new", filled(grower, loads=str(loads))).status_code == 303
+    return Job.objects.get(kind=passport_batch.name)

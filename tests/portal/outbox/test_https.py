@@ -98,7 +98,7 @@ def test_it_connects_to_the_address_checked_and_checks_the_hosts_certificate(htt
     https_receiver.expect_request("/in", method="POST").respond_with_data("")
     _, secret = an_endpoint(f"https://hooks.test:{https_receiver.port}/in")
     event = events.emit(EventType.PING, {}, membership_guid=HOLLOWFIELD)
-    delivering.attempt(event.deliveries.get().pk)
+    delivering.attempt([event.deliveries.get().pk])
     assert Delivery.objects.get().state == "delivered", Attempt.objects.get().trouble
     (request, _) = https_receiver.log[0]
     assert request.headers["Host"] == f"hooks.test:{https_receiver.port}"
@@ -109,6 +109,6 @@ def test_a_certificate_of_another_name_is_a_failure(https_receiver):
     https_receiver.expect_request("/in", method="POST").respond_with_data("")
     an_endpoint(f"https://other.test:{https_receiver.port}/in")
     event = events.emit(EventType.PING, {}, membership_guid=HOLLOWFIELD)
-    delivering.attempt(event.deliveries.get().pk)
+    delivering.attempt([event.deliveries.get().pk])
     assert "TLS" in Attempt.objects.get().trouble
     assert https_receiver.log == []

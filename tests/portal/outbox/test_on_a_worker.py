@@ -1,19 +1,22 @@
 """Webhooks the whole way, on a real Celery worker: a load recorded at intake reaches, signed,
 the endpoint of its site and that of its passport's business once the recording commits, and
-no one else's; with Redis out of reach when it commits, the sweep sends it once Redis is back.
+no one else's; many events committed together reach them once each, a few dozen deliveries a
+task; with Redis out of reach when it commits, the sweep sends it once Redis is back.
 The worker and its Redis as tests/workers.py has them (PostgreSQL and redis-server);
 the receivers are one server on 127.0.0.1 of the test's own."""
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import transaction
 
-from portal.outbox import tasks
-from portal.outbox.models import Delivery
+from portal.outbox import events, tasks
+from portal.outbox.models import Delivery, EventType
 from tests.demo import WENHAM
 from tests.portal.intake.builders import a_load, a_site
 from tests.portal.outbox.builders import LOOPBACK_NETWORKS, an_endpoint, verified
@@ -73,6 +76,24 @@ def test_a_recorded_load_reaches_the_site_and_the_business_signed_and_no_one_els
         assert payload["data"]["load"]["id"] == load.pk
     assert sent["/farm"].headers["webhook-id"] == sent["/mill"].headers["webhook-id"]
     assert set(Delivery.objects.values_list("state", flat=True)) == {"delivered"}
+
+
+def test_many_events_committed_together_reach_their_endpoints_once_each(
+    worker, receiver, site, endpoints_of_everyone, settings
+):
+    settings.PORTAL_WEBHOOK_DELIVERIES_A_TASK = 7  # this process splits them: 60 in 9 tasks
+    with transaction.atomic():
+        for n in range(30):
+            events.emit(EventType.LOAD_RECORDED, {"n": n}, membership_guid=WENHAM,
+                        site_id=site.pk)  # fmt: skip
+    wait_for(lambda: len(receiver.log) >= 60, "sixty deliveries", WAIT_SECONDS)
+    time.sleep(2)  # time for any other to arrive
+    ids = Counter((request.path, request.headers["webhook-id"]) for request, _ in receiver.log)
+    assert len(ids) == 60 and set(ids.values()) == {1}
+    assert {path for path, _ in ids} == {"/mill", "/other-farm"}
+    for request, _ in receiver.log:
+        verified(endpoints_of_everyone[request.path], request)
+    assert Counter(Delivery.objects.values_list("state", flat=True)) == {"delivered": 60}
 
 
 def test_with_redis_out_of_reach_at_the_commit_the_sweep_sends_it_later(

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.django_db
 ADDRESS = "http://127.0.0.1:9/hooks?key=receivers-own-secret"  # never sent to
 RECORDED_ADDRESS = "http://127.0.0.1:9/hooks"
 TRAIL = "/admin/audit/event/"
-ROW = re.compile(r'<td class="field-kind">([^<]*)</td><td class="field-username">([^<]*)</td>')
+ROW = re.compile(r'<td class="field-what">([^<]*)</td><td class="field-username">([^<]*)</td>')
 BY_THE_OWNER = [
     ("Webhook endpoint registered", "grower"),
     ("Webhook endpoint's secret rolled", "grower"),
@@ -113,7 +113,7 @@ def a_delivery(receiver) -> Delivery:
 
 def test_an_endpoint_that_answers_410_is_disabled_by_no_one_in_the_trail(receiver, staff):
     receiver.expect_request("/in").respond_with_data("gone", status=410)
-    delivering.attempt(a_delivery(receiver).pk)
+    delivering.attempt([a_delivery(receiver).pk])
     assert webhook_rows(staff) == [("Webhook endpoint registered", "grower"),
                                    ("Webhook endpoint disabled", "-")]  # fmt: skip
     disabled = webhook_events()[-1]
@@ -125,10 +125,10 @@ def test_an_endpoint_that_answers_410_is_disabled_by_no_one_in_the_trail(receive
 def test_an_endpoint_failing_for_five_days_is_disabled_by_no_one_in_the_trail(receiver, staff):
     receiver.expect_request("/in").respond_with_data("busy", status=500)
     delivery = a_delivery(receiver)
-    delivering.attempt(delivery.pk)
+    delivering.attempt([delivery.pk])
     assert Endpoint.objects.get().enabled
     with time_machine.travel(timezone.now() + timedelta(days=5, minutes=1)):
-        delivering.attempt(delivery.pk)
+        delivering.attempt([delivery.pk])
     assert not Endpoint.objects.get().enabled
     disabled = webhook_events()[-1]
     assert (disabled.kind, disabled.username) == ("webhook-disabled", "")

@@ -1,4 +1,5 @@
-"""The portal's sign-in limits where the service trusts the portal's X-Forwarded-For
+"""The portal's sign-in lockout (django-axes: a username from one address) and its care of the
+service's count, where the service trusts the portal's X-Forwarded-For
 (ASSURANCE_FORWARDS_CLIENT_ADDRESS on): each user's failures fall on their own address.
 
 The test client reaches the portal through a trusted proxy (127.0.0.1) with the address of the
@@ -8,19 +9,29 @@ test's choosing; the shared sandbox trusts 127.0.0.1 too, so it counts what the 
 from __future__ import annotations
 
 import contextlib
-import time
-import types
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
+from datetime import timedelta
 
 import pytest
+import time_machine
+from axes.models import AccessAttempt
 from django.db import connection
 from django.test import Client
 
-from portal.accounts import throttle, verifiers
-from portal.accounts.views import FAILED, LOCKED, LOCKED_BY_SERVICE, TRIES_LEFT, WRONG
+from portal.accounts import verifiers
+from portal.accounts.views import (
+    FAILED,
+    LOCKED,
+    LOCKED_BY_SERVICE,
+    LOCKED_TO_NEW_FROM_ADDRESS,
+    TRIES_LEFT,
+    TRIES_LEFT_TO_NEW_FROM_ADDRESS,
+    WRONG,
+)
 from portal.assurance.client import AssuranceClient
 from portal.assurance.errors import AuthenticationFailed, LockoutActive
+from portal.jobs.tasks import sweep
 from tests.portal.accounts.helpers import (
     error_summary,
     failures_at_the_service,
@@ -28,10 +39,11 @@ from tests.portal.accounts.helpers import (
     sign_in_from,
     upstream_calls,
 )
+from tests.portal.passports.helpers import within_one_window
 
 pytestmark = pytest.mark.django_db
 
-FROM_ADDRESS = "sign-in from your address"
+THIS_ACCOUNT = "sign-in to this account from your address"
 FIVE_USERNAMES = ["grower", "lapsed", "haulier", "nobody", "grower@example.com"]
 
 
@@ -51,36 +63,51 @@ def neighbour(client_address: str) -> str:
     return client_address.replace("198.51.", "198.18.", 1)  # no other test's
 
 
-def locked_from_your_address(duration: str = "about 15 minutes") -> str:
-    return LOCKED.format(subject=FROM_ADDRESS.capitalize(), duration=duration)
+def locked(subject: str = THIS_ACCOUNT, duration: str = "about 15 minutes") -> str:
+    return LOCKED.format(subject=subject.capitalize(), duration=duration)
 
 
-@pytest.mark.parametrize("usernames", [["grower"], FIVE_USERNAMES], ids=["one", "five"])
-def test_eight_failures_from_one_address_never_stop_another(
-    client, forwarding, upstream_sandbox, stranger, neighbour, usernames
+def test_three_failures_lock_that_username_from_that_address_and_nobody_else(
+    client, forwarding, upstream_sandbox, stranger, neighbour
 ):
     assert sign_in_from(client, neighbour, "grower").status_code == 302  # signed in before
     client.post("/accounts/sign-out/")
 
-    answers = [
-        sign_in_from(client, stranger, usernames[n % len(usernames)], "not-the-password")
-        for n in range(8)
-    ]
+    answers = [sign_in_from(client, stranger, "grower", "not-the-password") for _ in range(8)]
 
-    assert [a.status_code for a in answers] == [400] * 4 + [429] * 4
+    assert [a.status_code for a in answers] == [400] * 3 + [429] * 5
     one_more = TRIES_LEFT.format(
-        tries="one more try", subject=FROM_ADDRESS, duration="about 15 minutes"
+        tries="one more try", subject=THIS_ACCOUNT, duration="about 15 minutes"
     )
     assert [error_summary(a) for a in answers] == [
         FAILED,
-        FAILED,
         f"{WRONG} {one_more}",
-        f"{WRONG} {locked_from_your_address()}",
-        *[locked_from_your_address()] * 4,
+        f"{WRONG} {locked()}",
+        *[locked()] * 5,
     ]
-    assert failures_at_the_service(upstream_sandbox, stranger) == (4, False)
+    assert failures_at_the_service(upstream_sandbox, stranger) == (3, False)
     assert sign_in_from(Client(), neighbour, "grower").status_code == 302
     assert sign_in_from(Client(), neighbour, "lapsed").status_code == 302  # never signed in here
+    assert sign_in_from(Client(), stranger, "lapsed").status_code == 302  # another username
+
+
+def test_failures_of_many_usernames_from_one_address_stop_before_the_service_locks_it(
+    client, forwarding, upstream_sandbox, stranger, neighbour
+):
+    answers = [
+        sign_in_from(client, stranger, FIVE_USERNAMES[n % 5], "not-the-password") for n in range(8)
+    ]
+
+    assert [a.status_code for a in answers] == [400] * 3 + [429] * 5
+    for_now = LOCKED_TO_NEW_FROM_ADDRESS.format(duration="about 15 minutes")
+    assert [error_summary(a) for a in answers] == [
+        FAILED,
+        f"{WRONG} {TRIES_LEFT_TO_NEW_FROM_ADDRESS.format(tries='one more try')}",
+        f"{WRONG} {for_now}",
+        *[for_now] * 5,
+    ]
+    assert failures_at_the_service(upstream_sandbox, stranger) == (3, False)
+    assert sign_in_from(Client(), neighbour, "lapsed").status_code == 302
 
 
 def test_thirty_successful_sign_ins_from_one_address_are_never_refused(
@@ -89,60 +116,63 @@ def test_thirty_successful_sign_ins_from_one_address_are_never_refused(
     for _ in range(30):
         assert sign_in_from(client, neighbour, "grower").status_code == 302
         client.post("/accounts/sign-out/")
-    assert throttle.standing("grower", neighbour).tries == 4
+    assert error_summary(sign_in_from(client, neighbour, "grower", "not-the-password")) == FAILED
 
 
-def test_a_success_leaves_the_addresss_allowance_whole(client, forwarding, stranger):
-    assert sign_in_from(client, stranger, "grower", "not-the-password").status_code == 400
+def test_a_success_starts_the_addresss_count_afresh_as_the_service_does(
+    client, forwarding, upstream_sandbox, stranger
+):
+    for username in ("nobody", "haulier"):
+        assert sign_in_from(client, stranger, username, "not-the-password").status_code == 400
     assert sign_in_from(client, stranger, "lapsed").status_code == 302
     client.post("/accounts/sign-out/")
-    standing = throttle.standing("someone", stranger)
-    assert (standing.limit, standing.tries) == (throttle.ADDRESS, 3)
+    assert failures_at_the_service(upstream_sandbox, stranger) == (0, False)
+    answers = [
+        sign_in_from(client, stranger, username, "not-the-password")
+        for username in ("partner", "grower", "grower@example.com", "haulier")
+    ]
+    assert [a.status_code for a in answers] == [400] * 3 + [429]
 
 
-def test_a_usernames_failures_from_many_addresses_lock_only_that_username(
+def test_a_strangers_failures_at_other_addresses_never_lock_the_user_out(
     client, forwarding, client_address
 ):
-    addresses = [client_address.replace("198.51.", f"198.{n}.", 1) for n in (20, 21, 22, 23, 24)]
-    answers = [sign_in_from(client, a, "lapsed", "not-the-password") for a in addresses]
-    assert [a.status_code for a in answers] == [400] * 4 + [429]
-    to_this_account = LOCKED.format(subject="Sign-in to this account", duration="about 15 minutes")
-    assert error_summary(answers[-1]) == to_this_account
+    addresses = [client_address.replace("198.51.", f"198.{n}.", 1) for n in (20, 21, 22, 23)]
+    for address in addresses[:3]:
+        answers = [sign_in_from(client, address, "lapsed", "not-the-password") for _ in range(3)]
+        assert error_summary(answers[-1]) == f"{WRONG} {locked()}"
     with upstream_calls() as calls:
-        assert sign_in_from(client, addresses[0], "lapsed").status_code == 429  # never here before
+        assert sign_in_from(client, addresses[0], "lapsed").status_code == 429  # never here
     assert calls == []
-    assert sign_in_from(client, addresses[1], "grower").status_code == 302
+    assert sign_in_from(client, addresses[3], "lapsed").status_code == 302  # nor here before
 
 
-def test_the_username_is_counted_whatever_its_case(client, forwarding, client_address, settings):
-    settings.PORTAL_SIGN_IN_FAILURES_PER_USERNAME = 2
-    addresses = [client_address.replace("198.51.", f"198.{n}.", 1) for n in (30, 31, 32)]
-    sign_in_from(client, addresses[0], "lapsed", "not-the-password")
-    sign_in_from(client, addresses[1], " LAPSED ", "not-the-password")
+def test_the_username_is_counted_whatever_its_case(client, forwarding, stranger, settings):
+    settings.AXES_FAILURE_LIMIT = 2
+    sign_in_from(client, stranger, "lapsed", "not-the-password")
+    sign_in_from(client, stranger, " LAPSED ", "not-the-password")
     with upstream_calls() as calls:
-        assert sign_in_from(client, addresses[2], "Lapsed").status_code == 429
+        assert sign_in_from(client, stranger, "Lapsed").status_code == 429
     assert calls == []
 
 
-def test_the_message_says_how_much_of_the_window_is_left(client, forwarding, stranger, monkeypatch):
-    for _ in range(4):
+def test_the_message_says_how_much_of_the_cool_off_is_left(client, forwarding, stranger):
+    for _ in range(3):
         sign_in_from(client, stranger, "grower", "not-the-password")
-    later = time.time() + 10 * 60 + 5
-    monkeypatch.setattr(throttle, "time", types.SimpleNamespace(time=lambda: later))
-    response = sign_in_from(client, stranger, "grower", "not-the-password")
+    with time_machine.travel(timedelta(minutes=10, seconds=5)):
+        response = sign_in_from(client, stranger, "grower", "not-the-password")
     assert response.status_code == 429
-    assert error_summary(response) == locked_from_your_address("about 5 minutes")
+    assert error_summary(response) == locked(duration="about 5 minutes")
 
 
-def test_an_address_may_try_again_once_its_window_has_passed(
+def test_a_username_may_try_again_from_that_address_once_its_cool_off_has_passed(
     client, forwarding, stranger, settings
 ):
-    settings.PORTAL_SIGN_IN_WINDOW_SECONDS = 1
-    settings.PORTAL_SIGN_IN_FAILURES_PER_ADDRESS = 1
+    settings.AXES_FAILURE_LIMIT = 1
     assert sign_in_from(client, stranger, "lapsed", "not-the-password").status_code == 400
     assert sign_in_from(client, stranger, "lapsed").status_code == 429
-    time.sleep(1.1)
-    assert sign_in_from(client, stranger, "lapsed").status_code == 302
+    with time_machine.travel(timedelta(minutes=15, seconds=1)):
+        assert sign_in_from(client, stranger, "lapsed").status_code == 302
 
 
 def test_the_service_is_told_the_users_address_and_not_a_header_of_theirs(
@@ -212,12 +242,11 @@ class TestTheServicesLockout:
         assert sign_in_from(Client(), neighbour, "lapsed").status_code == 302
 
 
-def test_a_kept_password_the_service_no_longer_takes_is_forgotten(
-    client, forwarding, stranger, neighbour, settings
+def test_a_kept_password_the_service_no_longer_takes_is_forgotten_and_counted(
+    client, forwarding, neighbour, settings
 ):
-    settings.PORTAL_SIGN_IN_FAILURES_PER_USERNAME = 1
+    settings.AXES_FAILURE_LIMIT = 1
     verifiers.keep("lapsed", "an-old-password")
-    assert sign_in_from(client, stranger, "lapsed", "not-the-password").status_code == 400
     with upstream_calls() as calls:
         assert sign_in_from(client, neighbour, "lapsed", "an-old-password").status_code == 400
         assert sign_in_from(client, neighbour, "lapsed", "an-old-password").status_code == 429
@@ -225,8 +254,32 @@ def test_a_kept_password_the_service_no_longer_takes_is_forgotten(
     assert not verifiers.matches("lapsed", "an-old-password")
 
 
+def test_the_sweep_deletes_the_failures_whose_cool_off_has_passed_and_no_other(
+    client, forwarding, stranger, neighbour
+):
+    for _ in range(2):
+        assert sign_in_from(client, stranger, "lapsed", "not-the-password").status_code == 400
+    with time_machine.travel(timedelta(minutes=10)):
+        assert sign_in_from(client, neighbour, "grower", "not-the-password").status_code == 400
+    kept = {("lapsed", stranger), ("grower", neighbour)}
+    assert set(AccessAttempt.objects.values_list("username", "ip_address")) == kept
+    with time_machine.travel(timedelta(minutes=15, seconds=1)):
+        sweep()
+    remaining = AccessAttempt.objects.values_list("username", "ip_address", "failures_since_start")
+    assert list(remaining) == [("grower", neighbour, 1)]
+
+
+def test_a_password_that_worked_here_before_passes_a_lockout(client, forwarding, neighbour):
+    assert sign_in_from(client, neighbour, "grower").status_code == 302
+    client.post("/accounts/sign-out/")
+    for _ in range(3):
+        sign_in_from(client, neighbour, "grower", "not-the-password")
+    assert sign_in_from(client, neighbour, "grower", "not-the-password").status_code == 429
+    assert sign_in_from(client, neighbour, "grower").status_code == 302
+
+
 @pytest.mark.django_db(transaction=True)
-def test_a_burst_of_simultaneous_failures_stops_at_the_limit(
+def test_a_burst_of_simultaneous_failures_stops_before_the_services_lockout(
     forwarding, upstream_sandbox, stranger
 ):
     def attempt(n: int) -> int:
@@ -237,22 +290,23 @@ def test_a_burst_of_simultaneous_failures_stops_at_the_limit(
 
     with ThreadPoolExecutor(max_workers=10) as pool:
         statuses = sorted(pool.map(attempt, range(10)))
-    assert statuses == [400] * 4 + [429] * 6
-    assert failures_at_the_service(upstream_sandbox, stranger) == (4, False)
+    assert statuses == [400] * 3 + [429] * 7
+    assert failures_at_the_service(upstream_sandbox, stranger) == (3, False)
 
 
 def test_attempts_of_any_kind_from_one_address_are_paced_before_any_password_is_checked(
     client, forwarding, upstream_sandbox, stranger, neighbour, settings, monkeypatch
 ):
     settings.PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE = 3
-    for _ in range(3):
-        assert sign_in_from(client, stranger, "grower").status_code == 302
-        client.post("/accounts/sign-out/")
-    checked = []
-    monkeypatch.setattr(verifiers, "matches", lambda *args: checked.append(args) or True)
-    with upstream_calls() as calls:
-        refused = sign_in_from(client, stranger, "grower")  # even the right password
+    with within_one_window(stranger):
+        for _ in range(3):
+            assert sign_in_from(client, stranger, "grower").status_code == 302
+            client.post("/accounts/sign-out/")
+        checked = []
+        monkeypatch.setattr(verifiers, "matches", lambda *args: checked.append(args) or True)
+        with upstream_calls() as calls:
+            refused = sign_in_from(client, stranger, "grower")  # even the right password
     assert refused.status_code == 429
-    assert error_summary(refused) == locked_from_your_address("about a minute")
+    assert error_summary(refused) == locked("sign-in from your address", "about a minute")
     assert calls == [] and checked == []  # neither the service nor a hash was asked
     assert sign_in_from(client, neighbour, "grower").status_code == 302  # another address
