@@ -1,6 +1,7 @@
 """The soak's check of intake's work (soak/check.py): a load the form said it recorded and did
 not keep, an upload's rows neither recorded nor refused, a result mail lost, doubled or of no
-load are each counted, and work done as asked counts nothing."""
+load are each counted, and work done as asked counts nothing; an export's asking is in the
+audit trail once each time it was asked for (asked again, it is the same job), and no more."""
 
 from __future__ import annotations
 
@@ -66,3 +67,31 @@ def test_a_result_mail_lost_doubled_or_of_no_load_is_counted(tmp_path: Path):
     assert found.lost.count == 1  # the upload's first row's mail never came
     assert found.doubled.count == 1  # the record's came twice
     assert found.unexpected.count == 1
+
+
+def export_job(job_id: int, jobs_dir: Path) -> dict:
+    (jobs_dir / "export.pdf").write_bytes(b"%PDF-1.7")
+    return {"id": job_id, "kind": check.JOB_KINDS["export"], "state": "done", "message": "",
+            "done": 1, "total": 1, "params": {}, "result": "export.pdf", "owner_id": 1,
+            "created": 0.5, "finished": 2.0}  # fmt: skip
+
+
+def exports_checked(asked: int, written: int, tmp_path: Path) -> check.Checked:
+    """An export job that `asked` operations were told of (the same export asked for again is
+    its job again), with `written` events of its asking in the audit trail."""
+    operations = [operation("export", f"export-{n:012x}", job=6) for n in range(asked)]
+    rows = {"passports": [], "mailings": [], "jobs": [export_job(6, tmp_path)], "loads": [],
+            "result_mails": [],
+            "events": [{"kind": "export-requested", "detail": {"job": 6}}] * written}  # fmt: skip
+    return check.check(operations, rows, Counter(), check.Mails(), tmp_path)
+
+
+def test_an_export_asked_for_twice_is_its_job_with_an_event_each_time(tmp_path: Path):
+    found = exports_checked(asked=2, written=2, tmp_path=tmp_path)
+    assert found.counts() == {"lost": 0, "doubled": 0, "stuck": 0, "unexpected": 0}
+
+
+def test_an_export_asked_for_once_with_two_events_is_doubled(tmp_path: Path):
+    found = exports_checked(asked=1, written=2, tmp_path=tmp_path)
+    assert found.doubled.count == 1
+    assert found.doubled.examples == ["audit event export-requested for 6 written 2 times"]
