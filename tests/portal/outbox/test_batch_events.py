@@ -13,7 +13,6 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from portal.assurance import service
 from portal.jobs.models import Job
 from portal.outbox import delivering
 from portal.outbox.models import Delivery, Event
@@ -23,7 +22,7 @@ from tests.demo import HOLLOWFIELD, HOLLOWFIELD_FARM, MAIN_STORE
 from tests.jobs import run
 from tests.portal.api.builders import bearer, made_on_the_page
 from tests.portal.outbox.builders import a_batch_with_the_form, verified
-from tests.portal.passports.helpers import suspended
+from tests.portal.passports.helpers import refused_at_the_third
 
 pytestmark = pytest.mark.django_db
 
@@ -46,21 +45,6 @@ def delivered_what_waits() -> None:
     delivering.attempt(
         Delivery.objects.filter(state=Delivery.State.PENDING).values_list("pk", flat=True)
     )
-
-
-def refused_at_the_third(upstream_sandbox, monkeypatch) -> None:
-    """The service asked for the batch's third passport while the business's membership is
-    suspended: it refuses it, and the batch stops there."""
-    real_create, asked = service.client().create_passport, []
-
-    def the_third_asked_while_suspended(credentials, request):
-        asked.append(request)
-        if len(asked) != 3:
-            return real_create(credentials, request)
-        with suspended(upstream_sandbox, HOLLOWFIELD):
-            return real_create(credentials, request)
-
-    monkeypatch.setattr(service.client(), "create_passport", the_third_asked_while_suspended)
 
 
 @pytest.mark.parametrize("start", [a_batch_with_the_form, through_the_api], ids=["form", "api"])

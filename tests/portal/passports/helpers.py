@@ -22,7 +22,7 @@ from portal.assurance.client import BearerToken
 from portal.lib import signed_codes
 from portal.passports import codes
 from tests.conftest import Sandbox
-from tests.demo import WENHAM, WENHAM_SITE
+from tests.demo import HOLLOWFIELD, WENHAM, WENHAM_SITE
 
 
 def grower_creates(request: records.PassportRequest) -> records.CropPassport:
@@ -210,3 +210,20 @@ def with_s_flipped(code: str) -> str:
     flipped = signature[:32] + (signed_codes.P256_ORDER - s).to_bytes(32)
     written = cbor2.dumps(cbor2.CBORTag(18, [protected, unprotected, payload, flipped]))
     return base64.b32encode(written).decode().rstrip("=")
+
+
+def refused_at_the_third(sandbox: Sandbox, monkeypatch) -> list[records.PassportRequest]:
+    """The service asked for a batch's third passport while the grower's Hollowfield membership
+    is suspended: it refuses that one, and makes the others. The requests asked for, as they
+    are asked."""
+    real_create, asked = service.client().create_passport, []
+
+    def the_third_asked_while_suspended(credentials, request):
+        asked.append(request)
+        if len(asked) != 3:
+            return real_create(credentials, request)
+        with suspended(sandbox, HOLLOWFIELD):
+            return real_create(credentials, request)
+
+    monkeypatch.setattr(service.client(), "create_passport", the_third_asked_while_suspended)
+    return asked

@@ -21,7 +21,7 @@ from portal.passports.models import Passport
 from portal.passports.tasks import passport_batch
 from tests.demo import HOLLOWFIELD
 from tests.jobs import run
-from tests.portal.passports.helpers import suspended, text
+from tests.portal.passports.helpers import refused_at_the_third, text
 from tests.portal.passports.made import filled
 
 pytestmark = pytest.mark.django_db
@@ -88,17 +88,8 @@ def test_a_refusal_part_way_stops_the_batch_says_how_many_were_made_and_retry_ma
 ):
     grower.post("/passports/new", filled(grower, loads="5"))
     job = batch_job()
-    real_create, asked = service.client().create_passport, []
-
-    def the_third_asked_while_suspended(credentials, request):
-        asked.append(request)
-        if len(asked) != 3:
-            return real_create(credentials, request)
-        with suspended(upstream_sandbox, HOLLOWFIELD):
-            return real_create(credentials, request)
-
     settings.PORTAL_JOB_CALLS_AT_ONCE = 1  # the service asked for one after another
-    monkeypatch.setattr(service.client(), "create_passport", the_third_asked_while_suspended)
+    asked = refused_at_the_third(upstream_sandbox, monkeypatch)
     stopped = run(job)
     assert stopped.state == Job.State.FAILED
     assert "the membership's assurance claim is not valid now" in stopped.message
