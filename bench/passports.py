@@ -32,9 +32,8 @@ Then, for the business's passports (bench/business.py):
   the service's create calls one after another through the client; the three in turn (the
   order swapped every round; after each step, the PDFs a new passport starts cancelled if they
   have not ended and the worker left idle, untimed), 15 rounds (three gave 1.42 and 1.64 in
-  two runs of the same code). The batch asks for one passport at a time, so
-  that a batch cut short leaves at most one unknown, and records each while the service makes
-  the next: it cannot be faster than the calls alone.
+  two runs of the same code). The batch records each passport before it asks for the next, so
+  that a batch cut short leaves at most one unknown: it cannot be faster than the calls alone.
   Targets (issue 37): the median of the rounds' ratios at most 1.0 to the 50 through the form,
   and at most 1.6 to the create calls (1.55 in issue 37).
 - the 100 passports of the sandbox recorded in the portal (as "added by code" records,

@@ -29,8 +29,10 @@ def in_order[T, R](
     be taken. An item is taken from `items` only when it is asked for. Once `keep_asking()` is
     false no more items are asked for, and those asked already are still given; it is asked
     before the answers that came are given, so an ask that must stop those after it (a refusal)
-    says so through `keep_asking` itself. Stopping early
-    (closing the iterator) waits for the calls under way. Each thread runs its asks in a copy
+    says so through `keep_asking` itself. For asks that read: the next is asked while the
+    caller works on an answer, so an ask that makes something (a batch's passports, asked one
+    by one in portal/passports/tasks.py) would leave one more unrecorded when cut short.
+    Stopping early (closing the iterator) waits for the calls under way. Each thread runs its asks in a copy
     of the context the iterator was first taken from (its request's id for the log, the calls
     it gathers to record: portal/operations/recording.py), one copy for all of them: Django
     keeps a thread's cache client in its context, so a copy for each ask would set up a client

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import smtplib
-import threading
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -74,9 +73,10 @@ def passport_pdf(job: Job, credentials: Credentials, progress: Progress) -> Resu
 # --- a batch of identical passports ---------------------------------------------------------------
 
 # A create call cut short (its worker killed, the service not answering in time) may have made
-# a passport that the portal never hears of: the interface takes no key of ours. One call at a
-# time leaves at most one such passport, where several at once would leave as many.
-CREATE_CALLS_AT_ONCE = 1
+# a passport that the portal never hears of: the interface takes no key of ours. So a batch asks
+# for one passport at a time, and records each before it asks for the next: cut short, it
+# leaves at most one such passport, where calls at once (or asked while the one before is
+# recorded) would leave as many as were under way.
 BATCH_STOPPED = {
     NotAContact: "you are no longer a registered contact of the membership, or the site or "
     "store is no longer one of its own",
@@ -108,30 +108,19 @@ def passport_batch(job: Job, credentials: Credentials, progress: Progress) -> No
     stop: Exception | None = None
     to_make = sorted(set(range(count)) - made)
 
-    refused = threading.Event()  # set by the asking thread, before the refusal is given here
-
-    def ask(_position: int) -> records.CropPassport:
-        try:
-            return client().create_passport(credentials, request)
-        except AssuranceError:
-            refused.set()
-            raise
-
-    def keep_asking() -> bool:
-        return stop is None and not refused.is_set()
-
     with recording.gathered():  # the calls' records, one transaction at the end
-        answers = in_order(to_make, ask, CREATE_CALLS_AT_ONCE, keep_asking)
-        for position, answered in answers:
+        for position in to_make:
             try:
-                made_now = answered.result()
+                made_now = client().create_passport(credentials, request)
             except AssuranceError as error:
-                stop = stop or error
-                continue
+                stop = error
+                break
             making.record(passport_key(batch, position), made_now, request, job.owner,
                           batch=batch, position=position, asked_at=job.created)  # fmt: skip
             made.add(position)
-            stop = stop or _progressed(progress, len(made), count)
+            stop = _progressed(progress, len(made), count)
+            if stop is not None:
+                break
     if isinstance(stop, JobCancelled | AuthenticationRequired):
         raise stop
     if stop is not None:

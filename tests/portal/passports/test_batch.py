@@ -105,6 +105,20 @@ def test_a_refusal_part_way_stops_the_batch_says_how_many_were_made_and_retry_ma
     assert len(codes_on(grower.get(f"/jobs/{job.pk}/"))) == 5
 
 
+def test_each_passport_is_recorded_before_the_next_is_asked_for(grower, monkeypatch):
+    """Cut short anywhere, a batch leaves at most one passport the portal has not recorded."""
+    grower.post("/passports/new", filled(grower, loads="4"))
+    real_create, recorded_when_asked = service.client().create_passport, []
+
+    def counted(credentials, request):
+        recorded_when_asked.append(Passport.objects.count())
+        return real_create(credentials, request)
+
+    monkeypatch.setattr(service.client(), "create_passport", counted)
+    assert run(batch_job()).state == Job.State.DONE
+    assert recorded_when_asked == [0, 1, 2, 3]
+
+
 @pytest.mark.parametrize(
     ("loads", "said"),
     [
