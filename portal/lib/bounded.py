@@ -32,9 +32,10 @@ def in_order[T, R](
     says so through `keep_asking` itself. For asks that read: the next is asked while the
     caller works on an answer, so an ask that makes something (a batch's passports, asked one
     by one in portal/passports/tasks.py) would leave one more unrecorded when cut short.
-    Stopping early (closing the iterator) waits for the calls under way. Each thread runs its asks in a copy
-    of the context the iterator was first taken from (its request's id for the log, the calls
-    it gathers to record: portal/operations/recording.py), one copy for all of them: Django
+    Stopping early (closing the iterator) waits for the calls under way. Each thread runs its
+    asks in a copy of the context the iterator was first taken from (its request's id for the
+    log, the calls it gathers to record: portal/operations/recording.py), one copy for all of
+    them: Django
     keeps a thread's cache client in its context, so a copy for each ask would set up a client
     again for each (~0.3 ms of CPU; the service's outage is asked of the cache on every call)."""
     pending = iter(items)
