@@ -35,9 +35,9 @@ def in_order[T, R](
     Stopping early (closing the iterator) waits for the calls under way. Each thread runs its
     asks in a copy of the context the iterator was first taken from (its request's id for the
     log, the calls it gathers to record: portal/operations/recording.py), one copy for all of
-    them: Django
-    keeps a thread's cache client in its context, so a copy for each ask would set up a client
-    again for each (~0.3 ms of CPU; the service's outage is asked of the cache on every call)."""
+    them: Django keeps a thread's cache client in its context, so a copy for each ask would set
+    up a client again for each (~0.3 ms of CPU; the service's outage is asked of the cache on
+    every call)."""
     pending = iter(items)
     callers = contextvars.copy_context()
     threads = threading.local()
