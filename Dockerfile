@@ -10,7 +10,7 @@ ARG PYTHON_IMAGE=python:3.13-slim-trixie
 # --- build: compilers, and every dependency installed into /venv -----------------------------
 FROM ${PYTHON_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends build-essential pkg-config \
+ && apt-get install -y --no-install-recommends build-essential pkg-config gettext \
  && rm -rf /var/lib/apt/lists/*
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
 RUN python -m venv /venv
@@ -21,6 +21,10 @@ COPY pyproject.toml README.md ./
 RUN mkdir portal sandbox && touch portal/__init__.py sandbox/__init__.py \
  && /venv/bin/pip install '.[s3]' \
  && /venv/bin/pip uninstall -y assurance-portal
+
+# The catalogues of translations compiled (docs/welsh.md), checked as make install checks them.
+COPY locale locale
+RUN find locale -name '*.po' -exec sh -c 'msgfmt --check --output-file="${1%.po}.mo" "$1"' _ {} \;
 
 # --- the image: the runtime libraries WeasyPrint needs, no compilers, a user of its own ------
 FROM ${PYTHON_IMAGE}
@@ -42,6 +46,7 @@ ENV PATH=/venv/bin:$PATH \
     PORTAL_PASSPORT_KEYS_DIR=/srv/passport-keys
 WORKDIR /app
 COPY --chown=root:root . /app
+COPY --from=build --chown=root:root /src/locale /app/locale
 # Static files collected with names that change with their content (and .gz copies), for
 # nginx. Folders the portal's user writes: job files, its own files, the sandbox's demo
 # database (var/), and where compose's one-shot services put static files, the demo

@@ -7,7 +7,7 @@ SANDBOX_PORT ?= 8001
 PORTAL_PORT ?= 8000
 
 .PHONY: run test sandbox bench soak lint format install clean manage system-packages docs-build docs \
-	screenshots
+	screenshots messages
 
 # The development commands: there the portal may run with its development secret key (without
 # SECRET_KEY, the portal refuses to start unless DEBUG is on; portal/settings.py).
@@ -43,7 +43,23 @@ $(AXE): package.json
 	npm install --silent
 	@touch $(AXE)
 
-install: $(STAMP)
+# The catalogues of translations (locale/, docs/welsh.md) compiled, as every command that runs
+# the portal needs them: GNU gettext's msgfmt, which make installs from Debian's packages when it
+# is missing, checks each (placeholders included). Compiled here, never committed.
+CATALOGUES := $(wildcard locale/*/LC_MESSAGES/*.po locale/*/*/LC_MESSAGES/*.po)
+COMPILED := $(CATALOGUES:.po=.mo)
+
+$(COMPILED): %.mo: %.po
+	@command -v msgfmt >/dev/null || scripts/install-system-packages --only gettext
+	@msgfmt --check --output-file=$@ $<
+
+install: $(STAMP) $(COMPILED)
+
+# The catalogues brought up to date with the code (new strings added, gone ones removed, every
+# file's strings in its own order), for their Welsh to be written (docs/welsh.md).
+messages: install
+	@$(PY) manage.py makemessages
+	@$(MAKE) --no-print-directory install
 
 run: install
 	@$(PY) -m scripts.run

@@ -277,6 +277,10 @@ MIDDLEWARE = [
     "portal.accounts.middleware.SignedInNoStoreMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The page's language: /cy/ Welsh, else English; the addresses printed on paper (/p/, /V/)
+    # and the API by the person's choice (portal/accounts/language.py). Before CommonMiddleware,
+    # whose added slash resolves the address in that language.
+    "portal.accounts.language.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -299,8 +303,12 @@ TEMPLATES = [
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
+            # Every template translates ({% translate %}, {% blocktranslate %}: docs/welsh.md).
+            "builtins": ["django.templatetags.i18n"],
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "portal.accounts.language.switch",
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
@@ -526,7 +534,11 @@ LOGIN_URL = "accounts:sign-in"
 LOGIN_REDIRECT_URL = "home"
 
 PORTAL_HTTPS = env_bool("PORTAL_HTTPS", False)
-SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = PORTAL_HTTPS
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = LANGUAGE_COOKIE_SECURE = PORTAL_HTTPS
+# The language chosen (portal/accounts/language.py): for a year, and only the server reads it.
+LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
+LANGUAGE_COOKIE_HTTPONLY = True
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 SECURE_SSL_REDIRECT = PORTAL_HTTPS
 SECURE_HSTS_SECONDS = 365 * 24 * 60 * 60 if PORTAL_HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = PORTAL_HTTPS
@@ -550,7 +562,12 @@ SECURE_CSP = {
     "object-src": [CSP.NONE],
 }
 
+# English at today's addresses, Welsh under /cy/ (portal/urls.py); the catalogue is
+# locale/cy/LC_MESSAGES (docs/welsh.md), with our corrections of Django's own Welsh in
+# locale/corrections, which take precedence over it. Compiled by the make commands.
 LANGUAGE_CODE = "en-gb"
+LANGUAGES = [("en-gb", "English"), ("cy", "Cymraeg")]
+LOCALE_PATHS = [BASE_DIR / "locale", BASE_DIR / "locale" / "corrections"]
 TIME_ZONE = "Europe/London"
 USE_I18N = True
 USE_TZ = True

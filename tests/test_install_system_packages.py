@@ -1,5 +1,6 @@
 """scripts/install-system-packages, which `make test` and .ci/run call: it installs Debian's
-Chromium, HarfBuzz subsetter and nginx when missing and it may, and otherwise says what to install.
+Chromium, HarfBuzz subsetter, nginx and GNU gettext when missing and it may, and otherwise says
+what to install.
 
 The machine's own dpkg-query, id, sudo and apt-get are stood in for by small scripts ahead of
 them on PATH, so that every case runs on any machine and nothing is installed."""
@@ -16,7 +17,7 @@ import pytest
 from tests.conftest import ROOT
 
 SCRIPT = ROOT / "scripts" / "install-system-packages"
-PACKAGES = "chromium libharfbuzz-subset0 nginx"
+PACKAGES = "chromium libharfbuzz-subset0 nginx gettext"
 NEEDED_FROM_THE_SYSTEM = ("bash", "env", "grep", "true")
 
 
@@ -87,7 +88,7 @@ def test_with_everything_installed_it_does_nothing(machine: Machine):
 
 
 def test_as_root_it_installs_what_is_missing(machine: Machine):
-    result = machine.run(installed={"libharfbuzz-subset0", "nginx"}, uid=0, sudo=None)
+    result = machine.run(installed={"libharfbuzz-subset0", "nginx", "gettext"}, uid=0, sudo=None)
     assert result.returncode == 0, result.stderr
     assert "Installing chromium from Debian's packages" in result.stdout
     update, install = machine.apt_calls()
@@ -113,3 +114,9 @@ def test_make_bench_adds_its_load_tool(machine: Machine):
     result = machine.run("wrk", installed=set(PACKAGES.split()), uid=0, sudo=None)
     assert result.returncode == 0, result.stderr
     assert machine.apt_calls()[-1].endswith("install -y -qq wrk")
+
+
+def test_make_run_asks_for_gettext_alone(machine: Machine):
+    result = machine.run("--only", "gettext", installed={"nginx"}, uid=0, sudo=None)
+    assert result.returncode == 0, result.stderr
+    assert machine.apt_calls()[-1].endswith("install -y -qq gettext")

@@ -17,7 +17,8 @@ class PasswordVerifier(models.Model):
 class Preferences(models.Model):
     """What a user keeps on their account's page (`/accounts/you/`, portal.accounts.preferences):
     the e-mail address replies to the passports they send go to, which is also where the portal
-    writes to them; and whether it e-mails them the intake results of the passports they made.
+    writes to them; whether it e-mails them the intake results of the passports they made; and
+    the language of their pages and mail (empty until they choose one).
     One row a user, made when they first save the page; until then, the defaults: their
     account's address, and the mail on."""
 
@@ -31,6 +32,10 @@ class Preferences(models.Model):
     intake_mail = models.BooleanField(
         default=True, help_text="Mailed each intake result of the passports they made."
     )
+    language = models.CharField(
+        max_length=8, blank=True, choices=settings.LANGUAGES,
+        help_text="The pages' and the mail's; empty until they choose.",
+    )  # fmt: skip
     changed = models.DateTimeField(auto_now=True)
 
     class Meta:

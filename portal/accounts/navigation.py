@@ -25,9 +25,9 @@ LINKED = {
     "jobs": "jobs:list",
     "create": "passports:create",
     "passports": "passports:list",
-    "lookup": "passports:lookup",
-    "intake": "passports:check",
-    "checker": "passports:checker",
+    "lookup": "checks:lookup",
+    "intake": "checks:check",
+    "checker": "checks:checker",
     "clerks": "intake:home",  # shown to intake clerks only (`intake_clerk`)
     "dashboard": "dashboard:index",
     "admin": "admin:index",

@@ -1,6 +1,7 @@
 """What a user keeps on their account's page (`/accounts/you/`): the e-mail address for replies to
 the passports they send, which is also the one the portal writes to them at; and whether they
-are e-mailed the intake results of the passports they made (on until they turn it off).
+are e-mailed the intake results of the passports they made (on until they turn it off); and
+the language of their pages and mail (portal/accounts/language.py), none until they choose.
 
 The rest of the portal asks here, never the row itself: `reply_address` for the passport mail
 form's default, `intake_mail_address` for the intake results' mail (portal.intake.notifying),
@@ -10,7 +11,10 @@ form's default, `intake_mail_address` for the intake results' mail (portal.intak
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from portal.accounts.models import Preferences
 
@@ -31,6 +35,11 @@ def mail_address(user: AbstractBaseUser) -> str:
     return kept_address(user) or user.email or ""
 
 
+def language(user: AbstractBaseUser) -> str:
+    """The language the user chose, or "" if they have not chosen one."""
+    return Preferences.objects.filter(user=user).values_list("language", flat=True).first() or ""
+
+
 def intake_mail_address(user: AbstractBaseUser) -> str:
     """Where the intake results of the passports the user made are mailed: "" when they turned
     it off, or the portal knows no address of theirs."""
@@ -41,11 +50,22 @@ def intake_mail_address(user: AbstractBaseUser) -> str:
 
 
 class PreferencesForm(forms.ModelForm):
-    """The account's page: an address (or none, for the account's own) and the intake mail."""
+    """The account's page: an address (or none, for the account's own), the intake mail, and a
+    language (until one is chosen, the page's)."""
+
+    language = forms.ChoiceField(
+        label=_("Language of your pages and e-mails"), choices=settings.LANGUAGES,
+        widget=forms.RadioSelect, required=False,
+        error_messages={"invalid_choice": _("Choose English or Cymraeg.")},
+    )  # fmt: skip
+
+    def clean_language(self) -> str:
+        """The language chosen; none sent (software posting the form): the one kept."""
+        return self.cleaned_data["language"] or self.instance.language
 
     class Meta:
         model = Preferences
-        fields = ["email", "intake_mail"]
+        fields = ["email", "intake_mail", "language"]
         labels = {
             "email": "Your e-mail address",
             "intake_mail": "E-mail me the intake results of passports I made",
@@ -72,3 +92,5 @@ class PreferencesForm(forms.ModelForm):
             "load of a passport you made: the short code, site, decision and net weight, with "
             "a link to the passport."
         )
+        if not self.instance.language:
+            self.initial["language"] = translation.get_language()

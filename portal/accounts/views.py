@@ -7,15 +7,17 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
-from portal.accounts import lockout, preferences, service_lockout
+from portal.accounts import language, lockout, preferences, service_lockout
 from portal.accounts.forms import SignInForm
 from portal.accounts.service_lockout import SignInRefused, Standing
 from portal.accounts.session import safe_next, sign_in, sign_in_url, sign_out
@@ -78,12 +80,20 @@ def sign_in_page(request: HttpRequest) -> HttpResponse:
         username, password = form.cleaned_data["username"], form.cleaned_data["password"]
         error, status = _attempt(request, username, password)
         if error is None:
-            return HttpResponseRedirect(next_path or reverse("home"))
+            return _signed_in(request, next_path or reverse("home"))
         form.add_error(None, error)
     elif request.method == "POST":
         status = 400
     context = {"form": form, "next": next_path or ""}
     return render(request, "accounts/sign_in.html", context, status=status)
+
+
+def _signed_in(request: HttpRequest, page: str) -> HttpResponse:
+    """On to the page the person was going to, in the language they chose (if they have)."""
+    chosen = preferences.language(request.user)
+    if not chosen:
+        return HttpResponseRedirect(page)
+    return language.remember(HttpResponseRedirect(language.page_in(chosen, page, request)), chosen)
 
 
 def _attempt(request: HttpRequest, username: str, password: str) -> tuple[str | None, int]:
@@ -187,8 +197,21 @@ def your_account(request: HttpRequest) -> HttpResponse:
     data = request.POST if request.method == "POST" else None
     form = preferences.PreferencesForm(data, instance=preferences.of(request.user))
     if request.method == "POST" and form.is_valid():
-        form.save()
-        messages.success(request, "Your settings are saved.")
-        return redirect("accounts:you")
+        chosen = form.save().language or translation.get_language()
+        with translation.override(chosen):
+            messages.success(request, _("Your settings are saved."))
+            page = reverse("accounts:you")
+        return language.remember(redirect(page), chosen)
     status = 400 if form.errors else 200
     return render(request, "accounts/you.html", {"form": form}, status=status)
+
+
+@require_http_methods(["GET", "HEAD"])
+@never_cache
+def choose_language(request: HttpRequest, code: str) -> HttpResponse:
+    """The language switch's link: the choice kept, and the page the person was on (`next`) in
+    the language chosen."""
+    if code not in dict(settings.LANGUAGES):
+        raise Http404("No such language.")
+    page = language.page_in(code, request.GET.get("next", ""), request)
+    return language.remember(redirect(page), code)

@@ -9,12 +9,13 @@ encrypted on the job's row.
 from __future__ import annotations
 
 from celery.contrib.django.task import DjangoTask
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils import timezone
+from django.utils import timezone, translation
 
-from portal.accounts import credentials
+from portal.accounts import credentials, preferences
 from portal.accounts.session import user_credentials
 from portal.jobs.models import Job, expiry
 
@@ -34,7 +35,7 @@ def start_job(
             return same
     job = Job.objects.create(
         kind=task.name, owner=request.user, title=title, params=params, dedupe_key=dedupe_key,
-        credential=credentials.encrypt(token.token),
+        credential=credentials.encrypt(token.token), language=translation.get_language(),
     )  # fmt: skip
     task.delay_on_commit(job.pk)
     return job
@@ -50,7 +51,9 @@ def queue_for(
     jobs."""
     if getattr(task, "acts_as_owner", True):
         raise ValueError(f"{task.name} acts with its owner's credentials: start it with start_job.")
-    job = Job.objects.create(kind=task.name, owner=owner, title=title, params=params)
+    language = preferences.language(owner) or settings.LANGUAGE_CODE
+    job = Job.objects.create(kind=task.name, owner=owner, title=title, params=params,
+                             language=language)  # fmt: skip
     task.apply_async_on_commit((job.pk,), countdown=countdown)
     return job
 

@@ -52,6 +52,10 @@ class Job(models.Model):
     result_name = models.CharField(max_length=200, blank=True)
     result_type = models.CharField(max_length=100, blank=True)
     params = models.JSONField(default=dict, blank=True)
+    # The language of the page it was started from (or its owner's choice, for a job the
+    # portal starts of its own accord): what it writes (its file, its message, its mail) is in
+    # it, as the page was.
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="en-gb")
     dedupe_key = models.CharField(max_length=200, blank=True, db_index=True)
     # The owner's upstream token, encrypted (portal.accounts.credentials); blank once ended.
     credential = models.TextField(blank=True)

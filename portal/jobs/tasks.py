@@ -35,7 +35,7 @@ from django.core.files.base import ContentFile, File
 from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from portal.accounts import credentials, lockout
 from portal.assurance.client import BearerToken
@@ -127,6 +127,11 @@ class JobTask(DjangoTask):
         job = _claim(job_id)
         if job is None:
             return
+        with translation.override(job.language):  # what it writes is in the page's language
+            self._run_claimed(job)
+
+    def _run_claimed(self, job: Job) -> None:
+        job_id = job.pk
         token = credentials.decrypt(job.credential) if self.acts_as_owner else ""
         if self.acts_as_owner and not token:
             _stop_for_sign_in(job)

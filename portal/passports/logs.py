@@ -65,4 +65,4 @@ def _masked_if_a_code(found: re.Match[str]) -> str:
 
 @cache
 def _lookup_path() -> str:
-    return reverse("passports:lookup")
+    return reverse("checks:lookup")

@@ -69,7 +69,7 @@ def mail_of(mailing: Mailing, fetched: list[tuple[Passport, bytes | None]], site
 
 
 def _carried(passport: Passport, pdf: bytes | None, site: str, position: int) -> Carried:
-    look_up = site.rstrip("/") + reverse("passports:verdict", args=[passport.short_code])
+    look_up = site.rstrip("/") + reverse("checks:verdict", args=[passport.short_code])
     return Carried(passport, pdf, look_up, f"qr-{position}@passports", in_brief(passport))
 
 

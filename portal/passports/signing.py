@@ -193,7 +193,7 @@ def _keys() -> KeySet:
 def _kept_as(prefix: str, kid: str, passport: records.CropPassport) -> str:
     what = f"{prefix}|{kid}|{settings.PORTAL_SIGNED_PASSPORT_DAYS}|{record_digest(passport).hex()}"
     # ":2": a SignedQr kept before it carried its expiry is not read back.
-    return f"passports:signed-qr:2:{hashlib.sha256(what.encode()).hexdigest()[:32]}"
+    return f"checks:signed-qr:2:{hashlib.sha256(what.encode()).hexdigest()[:32]}"
 
 
 def _claims(

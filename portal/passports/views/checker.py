@@ -62,8 +62,8 @@ def checker_config() -> dict[str, object]:
     essentials are labelled."""
     return {
         "scope": SCOPE,
-        "worker": reverse("passports:checker-worker"),
-        "keys": reverse("passports:keys"),
+        "worker": reverse("checks:checker-worker"),
+        "keys": reverse("checks:keys"),
         "essentials": [_essential(essential) for essential in signing.ESSENTIALS],
         "shortened": signing.SHORTENED,
         "validStatuses": list(records.VALID_STATUSES),
@@ -133,7 +133,7 @@ def _worker_script_now() -> str:
         "scope": SCOPE,
         "shell": SCOPE,
         "shellRevision": shell.hexdigest()[:16],
-        "keys": reverse("passports:keys"),
+        "keys": reverse("checks:keys"),
         "kept": kept,
     }
     return f"self.CHECKER = {json.dumps(config, indent=1)};\n\n{source}"

@@ -36,7 +36,7 @@ def check(request: HttpRequest) -> HttpResponse:
         response["Retry-After"] = str(done.seconds)
         return response
     check_id = gate_check.keep(done)
-    return HttpResponseRedirect(reverse("passports:checked", args=[check_id]), status=303)
+    return HttpResponseRedirect(reverse("checks:checked", args=[check_id]), status=303)
 
 
 @require_safe

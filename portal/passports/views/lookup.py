@@ -28,7 +28,7 @@ def look_up(request: HttpRequest) -> HttpResponse:
     # A malformed code goes to an address too (of its letters and digits: no `..` or `/`
     # that a browser would resolve elsewhere), to be answered there as an unknown one is.
     address = codes.normalise(typed) or re.sub(r"[^\w-]", "", typed.upper()) or "-"
-    return redirect(reverse("passports:verdict", args=[address]))
+    return redirect(reverse("checks:verdict", args=[address]))
 
 
 @require_safe
@@ -36,7 +36,7 @@ def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
     """The verdict on the passport with this short code, at its canonical address."""
     short_code = codes.normalise(code.removesuffix("/"))  # a slash a reader added, too
     if short_code and short_code != code:
-        return redirect("passports:verdict", short_code)
+        return redirect("checks:verdict", short_code)
     looked_up = look_up_now(request, short_code, code)
     if looked_up.refused:
         return _too_many(request, looked_up.refused)

@@ -116,7 +116,7 @@ def _passport_for_contact(request: HttpRequest, short_code: str) -> records.Crop
 
 def _page(request: HttpRequest, short_code: str, found: records.CropPassport) -> dict:
     first, _, second = short_code.partition("-")
-    look_up = request.build_absolute_uri(reverse("passports:verdict", args=[short_code]))
+    look_up = request.build_absolute_uri(reverse("checks:verdict", args=[short_code]))
     # The QR code holds the passport's signed code; where codes are not signed, its look-up.
     signed = signed_qr(request, found)
     label = f"QR code of the passport's look-up address, {look_up}"

@@ -77,7 +77,8 @@ def upstream_calls() -> Iterator[list[CallReport]]:
 def replace_view(monkeypatch: pytest.MonkeyPatch, name: str, view: object) -> None:
     """Puts `view` behind the named URL for the test (the URLconf holds the view itself, so
     patching the module's function would not reach it)."""
-    [pattern] = [p for p in urls.urlpatterns if isinstance(p, URLPattern) and p.name == name]
+    [pattern] = [p for p in urls.one_address + urls.pages
+                 if isinstance(p, URLPattern) and p.name == name]  # fmt: skip
     monkeypatch.setattr(pattern, "callback", view)
 
 
