@@ -16,11 +16,15 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
 from django.urls import reverse, translate_url
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
+
+from portal.accounts import preferences
 
 ONE_ADDRESS = ("/p/", "/V/", "/api/", "/intake/api/", "/.well-known/")
 
@@ -110,3 +114,45 @@ def remember(response: HttpResponse, language: str) -> HttpResponse:
         samesite=settings.LANGUAGE_COOKIE_SAMESITE,
     )  # fmt: skip
     return response
+
+
+# --- mail -----------------------------------------------------------------------------------------
+
+# Mail to a person whose choice the portal does not know is written in both languages, Welsh
+# first as bilingual mail in Wales is, each part asking which they want (mail/choose_language.txt).
+BOTH = ["cy", "en-gb"]
+
+
+def mail_languages(user: AbstractBaseUser) -> list[str]:
+    """The languages the portal writes to the user in: the one they chose, or both until they
+    choose."""
+    chosen = preferences.language(user)
+    return [chosen] if chosen else list(BOTH)
+
+
+def written_in[T](languages: list[str], write: Callable[[], T]) -> list[T]:
+    """What `write` writes, in each of the languages in turn."""
+    written = []
+    for language in languages:
+        with translation.override(language):
+            written.append(write())
+    return written
+
+
+def mail_body(languages: list[str], template: str, context: dict[str, object]) -> str:
+    """A plain-text mail's body from its template, in each language (both: each part asking
+    which the person wants, `asks_language` in its context, with the address of the account's
+    page in that language, `account_page`), the parts a line apart."""
+
+    def part() -> str:
+        asks = {"asks_language": len(languages) > 1,
+                "account_page": settings.PORTAL_URL + reverse("accounts:you")}  # fmt: skip
+        return render_to_string(template, {**context, **asks})
+
+    parts = written_in(languages, part)
+    return "\n\n—\n\n".join(part.strip() for part in parts) + "\n"
+
+
+def mail_subject(languages: list[str], write: Callable[[], str]) -> str:
+    """A mail's subject in each language, Welsh / English."""
+    return " / ".join(written_in(languages, write))

@@ -128,3 +128,23 @@ def test_welsh_dates_are_written_in_welsh_words_and_times_in_24_hours():
         assert date_format(datetime(2026, 7, 9, 14, 30), "DATETIME_FORMAT") == (
             "9 Gorffennaf 2026, 14:30"
         )
+
+
+def test_mail_to_one_who_has_not_chosen_is_in_both_languages_and_asks(
+    client: Client, upstream_sandbox
+):
+    from django.contrib.auth import get_user_model
+
+    from portal.accounts import language
+
+    assert sign_in(client, "grower").status_code == 302
+    grower = get_user_model().objects.get(username="grower")
+    assert language.mail_languages(grower) == ["cy", "en-gb"]
+    body = language.mail_body(["cy", "en-gb"], "mail/choose_language.txt", {})
+    welsh, english = body.split("\n\n—\n\n")
+    assert "/cy/accounts/you/" in welsh and "Dewiswch" in welsh
+    assert "/accounts/you/" in english and "/cy/" not in english
+    assert "Choose the language" in english
+    client.post("/accounts/you/", {"email": "", "language": "en-gb"})
+    assert language.mail_languages(grower) == ["en-gb"]
+    assert language.mail_body(["en-gb"], "mail/choose_language.txt", {}).strip() == ""
