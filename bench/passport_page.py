@@ -61,10 +61,10 @@ def main() -> None:
         setup_django({**settings, "DATABASE_URL": bench.database})
         client = AssuranceClient(sandbox.url)
         credentials = BearerToken(client.login(DEMO_USER, DEMO_PASSWORD).token)
-        with_result, without = _wheat_passports(
+        with_result, without = wheat_passports(
             recorded_from_the_sandbox(sandbox, client, credentials)
         )
-        _a_load_with_its_history(with_result)
+        a_load_with_its_history(with_result)
         pages = {
             "with a result": (f"/passports/{with_result}/", AT_INTAKE),
             "without": (f"/passports/{without}/", HEADING),
@@ -89,7 +89,7 @@ def main() -> None:
     print(f"Machine after: {machine_load()}")
 
 
-def _wheat_passports(codes: list[str]) -> tuple[str, str]:
+def wheat_passports(codes: list[str]) -> tuple[str, str]:
     """Two of the recorded passports, the first of wheat (its results have a specification)."""
     from portal.passports.models import Passport
 
@@ -101,7 +101,7 @@ def _wheat_passports(codes: list[str]) -> tuple[str, str]:
     return first, second
 
 
-def _a_load_with_its_history(short_code: str) -> None:
+def a_load_with_its_history(short_code: str) -> None:
     """A load of the passport recorded at a site with a wheat specification, corrected, and
     queried by its grower: what its page shows at its fullest."""
     from django.utils import timezone
