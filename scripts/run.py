@@ -249,7 +249,7 @@ def print_addresses(
     webhook_url: str = "",
 ) -> None:  # fmt: skip
     print()
-    print(f"  Assurance portal:           {portal}")
+    print(f"  Assurance portal:           {portal}  (Cymraeg: {portal}cy/)")
     print(f"  Assurance service sandbox:  {sandbox}  (admin: {sandbox}admin/)")
     if mail_port is None:
         print(f"  Mail:                       sent through {os.environ['EMAIL_HOST']}")
