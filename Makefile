@@ -11,7 +11,7 @@ PORTAL_PORT ?= 8000
 
 # The development commands: there the portal may run with its development secret key (without
 # SECRET_KEY, the portal refuses to start unless DEBUG is on; portal/settings.py).
-run test sandbox bench soak manage screenshots: export PORTAL_DEVELOPMENT = true
+run test sandbox bench soak manage screenshots messages: export PORTAL_DEVELOPMENT = true
 
 # Finds Python 3.13 (or 3.12), including pyenv versions that are installed but not selected.
 define find_python
