@@ -13,6 +13,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
+from django.utils.translation import gettext as _
 
 from portal.api.errors import error_response
 from portal.lib import bodies
@@ -48,10 +49,11 @@ def _read_body(request: HttpRequest) -> HttpResponse | None:
         body = bodies.body_of(request, API_BODY_BYTES)
     except bodies.BodyTooLarge:
         # The same words as nginx's (deploy/nginx/portal.conf.template).
-        message = f"The body is larger than {API_BODY_BYTES:,} bytes: send less at a time."
+        message = _("The body is larger than %(most)s bytes: send less at a time.") % {
+            "most": f"{API_BODY_BYTES:,}"}  # fmt: skip
         return error_response(413, "body_too_large", message)
     except bodies.LengthRequired:
-        return error_response(411, "length_required", "Send the body with a Content-Length.")
+        return error_response(411, "length_required", _("Send the body with a Content-Length."))
     request._body, request._stream = body, io.BytesIO(body)
     return None
 
