@@ -165,3 +165,18 @@ def test_the_reminder_is_in_both_asking_to_a_user_who_has_not_chosen(upstream_sa
     assert f"{settings.PORTAL_URL}/cy/accounts/sign-in/" in welsh
     assert "Your API tokens on the Assurance portal" in english and CHOOSING in english
     assert f"{settings.PORTAL_URL}/accounts/sign-in/" in english
+
+
+def test_the_documentation_page_s_own_words_are_in_welsh_and_the_api_s_in_english():
+    welsh = Client().get("/api/v1/docs", headers={"accept-language": "cy"})
+    page = welsh.content.decode()
+    assert lang(welsh) == "cy"
+    assert "Gwnewch docyn ar" in page and 'href="/cy/accounts/you/tokens/"' in page
+    assert "Mae dogfennaeth yr API isod yn Saesneg." in page
+    assert '<h1 class="api-docs-title" lang="en">Assurance portal API</h1>' in page
+    assert '<div id="swagger-ui" lang="en"' in page
+    english = Client().get("/api/v1/docs").content.decode()
+    assert "Make a token on" in english and "Saesneg" not in english
+    assert Client().get("/api/v1/openapi.json", headers={"accept-language": "cy"}).json() == (
+        Client().get("/api/v1/openapi.json").json()
+    )
