@@ -126,7 +126,7 @@ def _send_once(job: Job, expires: datetime) -> None:
             return
         address = preferences.mail_address(kept.user)
         if not address:
-            raise WorkFailed("Nothing was sent: the portal knows no address of yours.")
+            raise WorkFailed(_("Nothing was sent: the portal knows no address of yours."))
         hand_to_mail_server(message(kept, address), address)
         _told(kept.user_id, expires)
 

@@ -38,7 +38,7 @@ def disabled_mail(job: Job, credentials: Credentials | None, progress: Progress)
     """params: `endpoint` (its id), `recipient`, `reason`."""
     endpoint = Endpoint.objects.filter(pk=job.params["endpoint"]).first()
     if endpoint is None:
-        raise WorkFailed("The endpoint was removed meanwhile: nothing was sent.")
+        raise WorkFailed(_("The endpoint was removed meanwhile: nothing was sent."))
     page = lazy(_endpoint_page, str)(endpoint.pk)  # its address in each language
     reason = lazy(reasons.reason_in_words, str)(job.params["reason"])  # in each language
     context = {"endpoint": endpoint, "reason": reason, "page": page}
@@ -52,12 +52,14 @@ def disabled_mail(job: Job, credentials: Credentials | None, progress: Progress)
         mail.send()
     except smtplib.SMTPResponseException as answer:
         if 400 <= answer.smtp_code < 500:
-            raise TryAgain(f"The mail server said to try later ({answer.smtp_code}).") from answer
-        raise WorkFailed(f"The mail server refused the mail ({answer.smtp_code}).") from answer
+            said = _("The mail server said to try later (%(code)s).") % {"code": answer.smtp_code}
+            raise TryAgain(said) from answer
+        said = _("The mail server refused the mail (%(code)s).") % {"code": answer.smtp_code}
+        raise WorkFailed(said) from answer
     except smtplib.SMTPRecipientsRefused as refused:
-        raise WorkFailed("The mail server refused the address.") from refused
+        raise WorkFailed(_("The mail server refused the address.")) from refused
     except (smtplib.SMTPException, OSError) as trouble:
-        raise TryAgain("The mail server could not be reached.") from trouble
+        raise TryAgain(_("The mail server could not be reached.")) from trouble
 
 
 def tell_owners_disabled(endpoint: Endpoint, reason: str) -> int:
