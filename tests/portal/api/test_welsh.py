@@ -21,7 +21,7 @@ from portal.jobs.models import Job
 from tests.jobs import run
 from tests.portal.accounts.helpers import signed_in
 from tests.portal.api.builders import bearer, made_on_the_page, site_token
-from tests.portal.intake.builders import a_site
+from tests.portal.intake.builders import a_clerk, a_site
 from tests.portal.passports.helpers import text
 
 pytestmark = pytest.mark.django_db
@@ -68,6 +68,17 @@ def test_revoking_under_cy_says_so_in_welsh(grower):
     token = Token.objects.get()
     revoked = grower.post(f"/cy/accounts/you/tokens/{token.pk}/revoke", follow=True)
     assert "Mae’r tocyn Cynlluniwr wedi’i ddirymu: nid yw’n agor dim bellach." in text(revoked)
+
+
+def test_a_site_s_tokens_page_is_in_welsh_under_cy(upstream_sandbox):
+    site = a_clerk("intake", a_site())
+    clerk = signed_in("intake")
+    page = clerk.get(f"/cy/intake/sites/{site.code}/tokens/")
+    words = text(page)
+    assert (page.status_code, lang(page)) == (200, "cy")
+    assert f"Tocynnau API {site.name}" in words
+    assert "Mae meddalwedd pont bwyso neu labordy’r safle yn anfon ei llwythi" in words
+    assert "Darllen llwythi safle derbyn" in words and "Gwneud y tocyn" in words
 
 
 def test_the_english_tokens_page_stays_english(grower):
