@@ -25,6 +25,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 from django_ratelimit.core import get_usage
 from ninja.security.http import HttpAuthBase
 
@@ -52,8 +53,8 @@ class TokenAuth(HttpAuthBase):
 
     def __call__(self, request: HttpRequest) -> Token:
         if _failures(request, increment=False):
-            raise ApiError(429, "rate_limited", "Too many requests with a refused token from "
-                           "this address: wait a minute.", retry_after=60)  # fmt: skip
+            raise ApiError(429, "rate_limited", _("Too many requests with a refused token from "
+                           "this address: wait a minute."), retry_after=60)  # fmt: skip
         try:
             token = found(request)
         except tokens.Refused:
@@ -61,8 +62,8 @@ class TokenAuth(HttpAuthBase):
             raise
         missing = [scope for scope in self.scopes if not token.allows(scope)]
         if missing:
-            raise ApiError(403, "scope_missing", f"This token lacks the scope {missing[0]}: make "
-                           "a token with it.")  # fmt: skip
+            raise ApiError(403, "scope_missing", _("This token lacks the scope %(scope)s: make "
+                           "a token with it.") % {"scope": missing[0]})  # fmt: skip
         _within_the_limit(request, token)
         tokens.used(token)
         request.user = token.user if token.user_id else AnonymousUser()
@@ -101,5 +102,5 @@ def _within_the_limit(request: HttpRequest, token: Token) -> None:
     usage = get_usage(request, group="api", key=lambda g, r: str(token.pk), rate=rate,
                       increment=True)  # fmt: skip
     if usage is not None and usage["should_limit"]:
-        raise ApiError(429, "rate_limited", "Too many requests with this token: wait a minute.",
+        raise ApiError(429, "rate_limited", _("Too many requests with this token: wait a minute."),
                        retry_after=usage["time_left"])  # fmt: skip

@@ -17,6 +17,9 @@ import redis
 from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from ninja import NinjaAPI
 from ninja.errors import HttpError, ValidationError
 
@@ -41,18 +44,21 @@ CODES = {
     415: "unsupported_media_type", 422: "invalid", 429: "rate_limited", 500: "server_error",
     502: "bad_gateway", 503: "unavailable", 504: "timeout",
 }  # fmt: skip
+# The words of each status, in the language of the request (the person's choice: their
+# Accept-Language, portal.accounts.language); the codes stay as they are in every language.
 MESSAGES = {
-    400: "The request could not be read.",
-    401: "Send a token: Authorization: Bearer <token>.",
-    403: "This token may not do this.",
-    404: "Nothing is at this address, or it is not yours to see.",
-    405: "This address does not take this method.",
-    413: "The body is too large.",
-    422: "Some values were refused: see fields.",
-    429: "Too many requests: wait and try again.",
-    500: "Something went wrong in the portal; it has been logged.",
-    503: "The portal cannot answer just now: try again shortly.",
+    400: gettext_lazy("The request could not be read."),
+    401: gettext_lazy("Send a token: Authorization: Bearer <token>."),
+    403: gettext_lazy("This token may not do this."),
+    404: gettext_lazy("Nothing is at this address, or it is not yours to see."),
+    405: gettext_lazy("This address does not take this method."),
+    413: gettext_lazy("The body is too large."),
+    422: gettext_lazy("Some values were refused: see fields."),
+    429: gettext_lazy("Too many requests: wait and try again."),
+    500: gettext_lazy("Something went wrong in the portal; it has been logged."),
+    503: gettext_lazy("The portal cannot answer just now: try again shortly."),
 }
+REFUSED = gettext_lazy("The request was refused.")
 TRY_AGAIN_SECONDS = 30
 PARTS_OUT_OF_REACH = (OperationalError, InterfaceError, redis.ConnectionError, redis.TimeoutError)
 # Where in the request a validation error's field was: left out of its name.
@@ -66,14 +72,14 @@ class ApiError(Exception):
         self,
         status: int,
         code: str | None = None,
-        message: str | None = None,
-        fields: Mapping[str, list[str]] | None = None,
+        message: str | Promise | None = None,
+        fields: Mapping[str, list[str | Promise]] | None = None,
         *,
         retry_after: int | None = None,
     ) -> None:
         self.status = status
         self.code = code or CODES.get(status, "error")
-        self.message = message or MESSAGES.get(status, "The request was refused.")
+        self.message = message or MESSAGES.get(status, REFUSED)
         self.fields = dict(fields or {})
         self.retry_after = retry_after
         super().__init__(self.message)
@@ -98,7 +104,8 @@ def error_response(
 
 
 def answer(error: ApiError) -> JsonResponse:
-    body = {"error": {"code": error.code, "message": error.message, "fields": error.fields}}
+    fields = {name: [str(message) for message in said] for name, said in error.fields.items()}
+    body = {"error": {"code": error.code, "message": str(error.message), "fields": fields}}
     response = JsonResponse(body, status=error.status)
     if error.retry_after is not None:
         response["Retry-After"] = str(max(1, int(error.retry_after)))
@@ -127,7 +134,7 @@ def install(api: NinjaAPI) -> None:
 def _http_error(request: HttpRequest, error: HttpError) -> JsonResponse:
     status = error.status_code
     retry_after = getattr(error, "wait", None)
-    message = str(error.message) if status != 400 else "The body is not JSON, or not readable."
+    message = str(error.message) if status != 400 else _("The body is not JSON, or not readable.")
     return error_response(status, None, message, retry_after=retry_after)
 
 
@@ -162,9 +169,9 @@ def from_service(error: AssuranceError) -> ApiError:
     if isinstance(error, UpstreamSignInNeeded):  # ended, or forgotten: said in its own words
         return ApiError(401, "upstream_sign_in_needed", error.message)
     if isinstance(error, AuthenticationRequired):
-        return ApiError(401, "upstream_sign_in_needed", "The Assurance service no longer "
+        return ApiError(401, "upstream_sign_in_needed", _("The Assurance service no longer "
                         "accepts your last sign-in: sign in to the portal again, and then the "
-                        "token works again.")  # fmt: skip
+                        "token works again."))  # fmt: skip
     if isinstance(error, NotFound | NotAContact):
         return ApiError(404)
     if isinstance(error, ValidationFailed):

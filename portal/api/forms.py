@@ -8,27 +8,28 @@ from typing import Any
 
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from portal.api.models import SITE_SCOPES, Scope
 from portal.api.tokens import LONGEST_DAYS
 from portal.lib.printable import printable
 
-LASTING = [(7, "7 days"), (30, "30 days"), (90, "90 days"), (LONGEST_DAYS, "A year")]
+LASTING = [(7, _("7 days")), (30, _("30 days")), (90, _("90 days")), (LONGEST_DAYS, _("A year"))]
 
 
 class TokenForm(forms.Form):
     name = forms.CharField(
-        label="Name", max_length=100, validators=[printable],
-        help_text="What it is for, to tell it apart: Farm records, Weighbridge.",
-        error_messages={"required": "Name the token: what it is for."},
+        label=_("Name"), max_length=100, validators=[printable],
+        help_text=_("What it is for, to tell it apart: Farm records, Weighbridge."),
+        error_messages={"required": _("Name the token: what it is for.")},
     )  # fmt: skip
     scopes = forms.MultipleChoiceField(
-        label="What it may do", widget=forms.CheckboxSelectMultiple, choices=Scope.choices,
-        error_messages={"required": "Choose at least one thing it may do."},
+        label=_("What it may do"), widget=forms.CheckboxSelectMultiple, choices=Scope.choices,
+        error_messages={"required": _("Choose at least one thing it may do.")},
     )  # fmt: skip
     days = forms.TypedChoiceField(
-        label="Expires after", choices=LASTING, coerce=int, initial=90,
-        help_text="At most a year: make another before it ends.",
+        label=_("Expires after"), choices=LASTING, coerce=int, initial=90,
+        help_text=_("At most a year: make another before it ends."),
     )  # fmt: skip
 
     def __init__(self, *args: Any, for_a_site: bool = False, **kwargs: Any) -> None:

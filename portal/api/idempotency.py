@@ -29,6 +29,7 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from ninja.decorators import decorate_view
 
 from portal.accounts import credentials
@@ -53,7 +54,8 @@ def _keeping(run: Run) -> Run:
         if key is None:
             return run(request, *args, **kwargs)
         if not 0 < len(key) <= LONGEST_KEY or not key.isascii() or not key.isprintable():
-            message = f"An {HEADER} is 1 to {LONGEST_KEY} printable ASCII characters."
+            message = _("An %(header)s is 1 to %(most)s printable ASCII characters.") % {
+                "header": HEADER, "most": LONGEST_KEY}  # fmt: skip
             return error_response(400, "idempotency_key_invalid", message, {HEADER: [message]})
         try:
             token = found(request)
@@ -112,15 +114,16 @@ def _claim(token: Token, key: str, fingerprint: str) -> KeptAnswer | HttpRespons
     if kept is None:  # swept meanwhile
         return _claim(token, key, fingerprint)
     if kept.fingerprint != fingerprint:
-        return error_response(422, "idempotency_key_reused", "This Idempotency-Key was sent "
-                              "with another request: use a new key for each request.",
-                              {HEADER: ["Sent before with another body or address."]})  # fmt: skip
+        said = _("Sent before with another body or address.")
+        return error_response(422, "idempotency_key_reused", _("This Idempotency-Key was sent "
+                              "with another request: use a new key for each request."),
+                              {HEADER: [said]})  # fmt: skip
     if kept.status is None:
         if timezone.now() - kept.created > timedelta(seconds=STALE_SECONDS):
             KeptAnswer.objects.filter(pk=kept.pk, status__isnull=True).delete()
             return _claim(token, key, fingerprint)
-        return error_response(409, "idempotency_key_in_use", "A request with this "
-                              "Idempotency-Key is still being answered: try again shortly.",
+        return error_response(409, "idempotency_key_in_use", _("A request with this "
+                              "Idempotency-Key is still being answered: try again shortly."),
                               retry_after=1)  # fmt: skip
     return _replayed(kept)
 
@@ -128,10 +131,10 @@ def _claim(token: Token, key: str, fingerprint: str) -> KeptAnswer | HttpRespons
 def _replayed(kept: KeptAnswer) -> HttpResponse:
     body = credentials.unseal(bytes(kept.body))
     if body is None:
-        return error_response(422, "idempotency_answer_unreadable", "The answer kept for this "
+        return error_response(422, "idempotency_answer_unreadable", _("The answer kept for this "
                               "Idempotency-Key can no longer be read (the portal's keys were "
                               "changed): check what the first request did before sending it "
-                              "again with a new key.")  # fmt: skip
+                              "again with a new key."))  # fmt: skip
     response = HttpResponse(body, status=kept.status, content_type=kept.content_type)
     response[REPLAYED] = "true"
     return response
@@ -140,7 +143,7 @@ def _replayed(kept: KeptAnswer) -> HttpResponse:
 def sweep() -> int:
     """Removes the answers kept longer than PORTAL_API_IDEMPOTENCY_HOURS; how many."""
     since = timezone.now() - timedelta(hours=settings.PORTAL_API_IDEMPOTENCY_HOURS)
-    removed, _ = KeptAnswer.objects.filter(created__lt=since).delete()
+    removed, _by_model = KeptAnswer.objects.filter(created__lt=since).delete()
     return removed
 
 

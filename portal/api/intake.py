@@ -24,6 +24,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from ninja import Field, Query, Router, Schema, Status
 
 from portal.api.auth import scoped
@@ -38,8 +40,7 @@ from portal.intake.models import IntakeSite, Load, LoadEntry
 router = Router()
 READ, WRITE = scoped(Scope.INTAKE_READ), scoped(Scope.INTAKE_WRITE)
 STATUS_OF_ONE = {rows.Outcome.RECORDED: 201}
-NOT_JSON = "The body is not JSON."
-NOT_RECORDS = "Send a record (a JSON object of a load's fields) or a list of them."
+NOT_RECORDS = gettext_lazy("Send a record (a JSON object of a load's fields) or a list of them.")
 
 
 # --- whose sites and loads ----------------------------------------------------------------------
@@ -66,8 +67,8 @@ def site_named(token: Token, code: str | None) -> IntakeSite:
         return sites[0]
     if not sites:
         raise ApiError(404)
-    raise refused_field("site", "Name the site (its code) to record at: this token reaches "
-                        "more than one.")  # fmt: skip
+    raise refused_field("site", _("Name the site (its code) to record at: this token reaches "
+                        "more than one."))  # fmt: skip
 
 
 def recorded_by(token: Token) -> str:
@@ -200,7 +201,8 @@ def record_loads(request: HttpRequest, site: str | None = None) -> JsonResponse:
         raise refused_field("body", NOT_RECORDS, 400, "body_invalid")
     most = settings.PORTAL_API_RECORDS
     if len(records) > most:
-        message = f"At most {most:,} records a request: this has {len(records):,}."
+        message = _("At most %(most)s records a request: this has %(sent)s.") % {
+            "most": f"{most:,}", "sent": f"{len(records):,}"}  # fmt: skip
         raise refused_field("body", message, 413, "too_many_records")
     taken = door.take(at, records, request, by=recorded_by(token), token=token.pk)
     if one:
@@ -213,12 +215,13 @@ def _parsed(request: HttpRequest) -> object:
     try:
         return json.loads(request.body, parse_float=Decimal)
     except (ValueError, RecursionError) as error:
-        raise refused_field("body", f"{NOT_JSON} {error}"[:300], 400, "body_not_json") from None
+        message = _("The body is not JSON. %(error)s") % {"error": error}
+        raise refused_field("body", message[:300], 400, "body_not_json") from None
 
 
 def _one_answer(answer: door.Answer) -> JsonResponse:
     if answer.taken.outcome == rows.Outcome.REFUSED:
-        raise ApiError(422, "record_refused", "The record was refused: see fields.",
+        raise ApiError(422, "record_refused", _("The record was refused: see fields."),
                        answer.taken.errors)  # fmt: skip
     return JsonResponse(answer.as_json(), status=STATUS_OF_ONE.get(answer.taken.outcome, 200))
 
@@ -233,7 +236,7 @@ def correct_load(request: HttpRequest, load_id: int) -> JsonResponse:
     load = _load(token, load_id)
     sent = _parsed(request)
     if not isinstance(sent, dict):
-        raise refused_field("body", "Send the load's corrected record, a JSON object.", 400,
+        raise refused_field("body", _("Send the load's corrected record, a JSON object."), 400,
                             "body_invalid")  # fmt: skip
     record = {**sent, "ticket": load.ticket, rows.CORRECTION: True}
     [answer] = door.take(load.site, [record], request, by=recorded_by(token), token=token.pk)
@@ -262,5 +265,5 @@ def answer_query(request: HttpRequest, load_id: int, answer: AnswerIn) -> Status
         entry = queries.reply(load, by=recorded_by(token), words=form.cleaned_data["words"],
                               stand_by=form.stands_by)  # fmt: skip
     except queries.NotOpen:
-        raise ApiError(409, "no_query_open", "This load has no query open to answer.") from None
+        raise ApiError(409, "no_query_open", _("This load has no query open to answer.")) from None
     return Status(201, _entry(entry))

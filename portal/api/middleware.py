@@ -2,8 +2,9 @@
 a browser's session opens nothing, and no session is touched), a body read whole up to
 API_BODY_BYTES (413 past it, unread; 411 for a body sent chunked where its end cannot be told);
 any error answered outside the API's routes (an unknown address under /api/v1/, a method the
-address does not take) given the error shape, for the API never answers with an HTML page; and
-no answer kept by a browser or proxy."""
+address does not take) given the error shape, for the API never answers with an HTML page, its
+message in the person's language (Accept-Language; portal.accounts.language); and no answer kept
+by a browser or proxy."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
+from django.utils import translation
+from django.utils.translation import gettext as _
 
+from portal.accounts.language import language_of
 from portal.api.errors import error_response
 from portal.lib import bodies
 
@@ -36,8 +40,9 @@ class ApiMiddleware:
         if not is_api(request):
             return self.get_response(request)
         request.COOKIES.pop(settings.SESSION_COOKIE_NAME, None)
-        refused = _read_body(request) if request.method in WITH_A_BODY else None
-        response = refused or as_json(self.get_response(request))
+        with translation.override(language_of(request)):  # its errors in the person's language
+            refused = _read_body(request) if request.method in WITH_A_BODY else None
+            response = refused or as_json(self.get_response(request))
         response.headers.setdefault("Cache-Control", "private, no-store")
         return response
 
@@ -48,10 +53,11 @@ def _read_body(request: HttpRequest) -> HttpResponse | None:
         body = bodies.body_of(request, API_BODY_BYTES)
     except bodies.BodyTooLarge:
         # The same words as nginx's (deploy/nginx/portal.conf.template).
-        message = f"The body is larger than {API_BODY_BYTES:,} bytes: send less at a time."
+        message = _("The body is larger than %(most)s bytes: send less at a time.") % {
+            "most": f"{API_BODY_BYTES:,}"}  # fmt: skip
         return error_response(413, "body_too_large", message)
     except bodies.LengthRequired:
-        return error_response(411, "length_required", "Send the body with a Content-Length.")
+        return error_response(411, "length_required", _("Send the body with a Content-Length."))
     request._body, request._stream = body, io.BytesIO(body)
     return None
 

@@ -12,14 +12,15 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class Scope(models.TextChoices):
-    PASSPORTS_READ = "passports:read", "Read the business's passports"
-    PASSPORTS_WRITE = "passports:write", "Create and send passports"
-    INTAKE_READ = "intake:read", "Read an intake site's loads"
-    INTAKE_WRITE = "intake:write", "Record and correct loads, answer queries"
-    WEBHOOKS_MANAGE = "webhooks:manage", "Manage webhook endpoints"
+    PASSPORTS_READ = "passports:read", _("Read the business's passports")
+    PASSPORTS_WRITE = "passports:write", _("Create and send passports")
+    INTAKE_READ = "intake:read", _("Read an intake site's loads")
+    INTAKE_WRITE = "intake:write", _("Record and correct loads, answer queries")
+    WEBHOOKS_MANAGE = "webhooks:manage", _("Manage webhook endpoints")
 
 
 # What a site's token may be given: its software records and reads the site's loads.

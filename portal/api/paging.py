@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from django.core import signing
 from django.db.models import Model, Q, QuerySet
+from django.utils.translation import gettext as _
 from ninja import Field, Schema
 from pydantic import AwareDatetime, field_validator
 
@@ -40,7 +41,7 @@ class ListQuery(Schema):
         try:
             return value.astimezone(UTC) if value is not None else None
         except OverflowError:
-            raise ValueError("This time is out of the range of times.") from None
+            raise ValueError(_("This time is out of the range of times.")) from None
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def _read(cursor: str, name: str) -> tuple[datetime, int]:
         at, pk = signing.loads(cursor, salt=_salt(name))
         return datetime.fromisoformat(at), int(pk)
     except (signing.BadSignature, ValueError, TypeError):
-        message = "This cursor is not one this list gave: send the next_cursor as it came."
+        message = _("This cursor is not one this list gave: send the next_cursor as it came.")
         raise ApiError(400, "cursor_invalid", message, {"cursor": [message]}) from None
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from ninja import Field, Query, Router, Schema, Status
 from pydantic import create_model
 
@@ -312,8 +313,8 @@ def make(request: HttpRequest, sent: PassportIn) -> Status:
     if made.job is not None:
         return Status(202, _batch(request, made.key))
     if made.passport is None or not made.passport.is_made:
-        raise ApiError(409, "being_made", "This passport is still being made: ask again "
-                       "shortly with the same Idempotency-Key.", retry_after=1)  # fmt: skip
+        raise ApiError(409, "being_made", _("This passport is still being made: ask again "
+                       "shortly with the same Idempotency-Key."), retry_after=1)  # fmt: skip
     if not made.made_now:  # by a first sending of the key, whose answer was lost
         return Status(201, passport(request, made.passport.short_code))
     return Status(201, _just_made(made.passport, memberships))
@@ -335,7 +336,7 @@ def _form_data(request: HttpRequest, sent: PassportIn) -> dict[str, str]:
 
 
 def _first_error(form: PassportForm) -> str:
-    return next(iter(form.non_field_errors()), "The Assurance service refused some values.")
+    return next(iter(form.non_field_errors()), _("The Assurance service refused some values."))
 
 
 @router.get("/batches/{batch}", auth=READ, response=answers(ok=BatchOut),
@@ -433,7 +434,7 @@ def mail(request: HttpRequest, code: str, sent: MailIn) -> Status:
     form = MailForm(data)
     if not form.is_valid():
         raise ApiError(422, "invalid", None, _form_errors(form))
-    passports, _ = mailing.chosen(request, [found.short_code])
+    passports, _missing = mailing.chosen(request, [found.short_code])
     done = mailing.send(request, passports, form)
     if isinstance(done, str):
         raise ApiError(429, "mail_limit", done, retry_after=60 * 60)

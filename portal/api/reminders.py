@@ -15,7 +15,9 @@ the expiry told, and is not tried again. A reminder is lost to nothing but the e
 it is sent twice only if a worker dies after the mail server took it and before it was marked.
 
 The mail goes to where the portal writes to the user (portal.accounts.preferences), and to
-active accounts only; a sign-in that renewed the token before the job ran sends nothing.
+active accounts only; a sign-in that renewed the token before the job ran sends nothing. It is
+written in the user's language (portal.accounts.language.mail_languages: their choice, or Welsh
+and English both, asking them to choose).
 """
 
 from __future__ import annotations
@@ -27,11 +29,14 @@ from django.conf import settings
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
-from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.formats import date_format
+from django.utils.functional import lazy
+from django.utils.translation import gettext as _
 
 from portal.accounts import preferences
+from portal.accounts.language import mail_body, mail_languages, mail_subject
 from portal.accounts.models import LatestSignIn
 from portal.api.models import Token
 from portal.assurance.client import Credentials
@@ -79,7 +84,9 @@ def _queue(kept: LatestSignIn) -> bool:
     if not preferences.mail_address(kept.user):
         return False
     ends = timezone.localtime(kept.expires)
-    title = f"Mail to you: sign in by {ends.day} {ends:%B} to keep your API tokens working"
+    with translation.override(preferences.language(kept.user) or settings.LANGUAGE_CODE):
+        title = _("Mail to you: sign in by %(day)s to keep your API tokens working") % {
+            "day": date_format(ends, "j F")}  # in the language of the user's jobs  # fmt: skip
     actions.queue_for(kept.user, reminder_mail, title, {"expires": kept.expires.isoformat()})
     return True
 
@@ -119,7 +126,7 @@ def _send_once(job: Job, expires: datetime) -> None:
             return
         address = preferences.mail_address(kept.user)
         if not address:
-            raise WorkFailed("Nothing was sent: the portal knows no address of yours.")
+            raise WorkFailed(_("Nothing was sent: the portal knows no address of yours."))
         hand_to_mail_server(message(kept, address), address)
         _told(kept.user_id, expires)
 
@@ -129,18 +136,28 @@ def _told(user_id: int, expires: datetime) -> None:
 
 
 def message(kept: LatestSignIn, address: str) -> EmailMessage:
-    """The reminder, plain text: when the sign-in ends, and where to sign in again."""
+    """The reminder, plain text, in the user's language: when the sign-in ends, and where to
+    sign in again."""
     ends = timezone.localtime(kept.expires)
+    languages = mail_languages(kept.user)
     context = {
         "ends": ends,
         "username": kept.user.get_username(),
-        "sign_in_page": settings.PORTAL_URL + reverse("accounts:sign-in"),
-        "account_page": settings.PORTAL_URL + reverse("accounts:you"),
+        "sign_in_page": lazy(_portal_page, str)("accounts:sign-in"),  # in each language
     }
+
+    def subject() -> str:
+        return _("Sign in to the Assurance portal by %(day)s to keep your API tokens "
+                 "working") % {"day": date_format(ends, "j F")}  # fmt: skip
+
     return EmailMessage(
-        subject=f"Sign in to the Assurance portal by {ends.day} {ends:%B} to keep your API tokens "
-        "working",
-        body=render_to_string("api/mail/sign_in_reminder.txt", context),
+        subject=mail_subject(languages, subject),
+        body=mail_body(languages, "api/mail/sign_in_reminder.txt", context),
         from_email=settings.DEFAULT_FROM_EMAIL,
         to=[address],
     )
+
+
+def _portal_page(name: str) -> str:
+    """The portal's page's address, in the active language."""
+    return settings.PORTAL_URL + reverse(name)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from ninja import Field, Query, Router, Schema
 
 from portal.accounts.session import user_credentials
@@ -98,8 +99,8 @@ class SectionDetail(Schema):
 
 def _credentials(request: HttpRequest) -> Any:
     if request.auth.site_id:
-        raise ApiError(403, "person_token_needed", "The standards are read with a person's "
-                       "token: a site's token reads its loads only.")  # fmt: skip
+        raise ApiError(403, "person_token_needed", _("The standards are read with a person's "
+                       "token: a site's token reads its loads only."))  # fmt: skip
     return user_credentials(request)
 
 

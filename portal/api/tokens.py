@@ -24,6 +24,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from portal.api.models import SITE_SCOPES, Scope, Token
 from portal.audit import events as audit
@@ -51,17 +52,22 @@ class Reason(StrEnum):
 
 
 MESSAGES = {
-    Reason.MISSING: "Send a token: Authorization: Bearer <token>.",
-    Reason.MALFORMED: "This is not a portal token: a token is cpp_ and 36 letters and digits.",
-    Reason.CHECKSUM_WRONG: "The token's checksum is wrong: it was mistyped or cut short.",
-    Reason.UNKNOWN: "No such token: make one on Your account → API tokens.",
-    Reason.EXPIRED: "The token has expired: make another.",
-    Reason.REVOKED: "The token was revoked: make another.",
+    Reason.MISSING: gettext_lazy("Send a token: Authorization: Bearer <token>."),
+    Reason.MALFORMED: gettext_lazy(
+        "This is not a portal token: a token is cpp_ and 36 letters and digits."
+    ),
+    Reason.CHECKSUM_WRONG: gettext_lazy(
+        "The token's checksum is wrong: it was mistyped or cut short."
+    ),
+    Reason.UNKNOWN: gettext_lazy("No such token: make one on Your account → API tokens."),
+    Reason.EXPIRED: gettext_lazy("The token has expired: make another."),
+    Reason.REVOKED: gettext_lazy("The token was revoked: make another."),
 }
 
 
 class Refused(Exception):
-    """A request's token opens nothing, for `reason`."""
+    """A request's token opens nothing, for `reason` (its message in the language of the
+    request that is answered)."""
 
     def __init__(self, reason: Reason) -> None:
         super().__init__(MESSAGES[reason])

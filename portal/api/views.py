@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from portal.api import tokens
@@ -72,7 +73,10 @@ def _revoked(request: HttpRequest, listed: object, pk: int, back: str) -> HttpRe
     if token is None:
         raise Http404("No such token.")
     if tokens.revoke(Token.objects.filter(pk=token.pk), request):
-        messages.success(request, f"The token {token.name} is revoked: it opens nothing now.")
+        messages.success(
+            request,
+            _("The token %(name)s is revoked: it opens nothing now.") % {"name": token.name},
+        )
     else:
-        messages.info(request, f"The token {token.name} was revoked already.")
+        messages.info(request, _("The token %(name)s was revoked already.") % {"name": token.name})
     return HttpResponseRedirect(back, status=303)

@@ -22,6 +22,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from ninja import Field, Query, Router, Schema, Status
 
 from portal.api.auth import scoped
@@ -204,8 +205,8 @@ def disable(request: HttpRequest, endpoint_id: int) -> dict[str, Any]:
 def enable(request: HttpRequest, endpoint_id: int) -> dict[str, Any]:
     found = endpoint_of(request, endpoint_id)
     if not found.enabled and not kept_endpoints.enable(found, request=request):
-        raise ApiError(409, "too_many_endpoints", "Its owner has as many endpoints enabled as "
-                       "it may: disable one first.")  # fmt: skip
+        raise ApiError(409, "too_many_endpoints", _("Its owner has as many endpoints enabled as "
+                       "it may: disable one first."))  # fmt: skip
     return _shown(endpoint_of(request, endpoint_id))
 
 
@@ -215,10 +216,10 @@ def enable(request: HttpRequest, endpoint_id: int) -> dict[str, Any]:
 def send_test(request: HttpRequest, endpoint_id: int) -> Status:
     found = endpoint_of(request, endpoint_id)
     if not found.enabled:
-        raise ApiError(409, "endpoint_disabled", "This endpoint is disabled: enable it first.")
+        raise ApiError(409, "endpoint_disabled", _("This endpoint is disabled: enable it first."))
     if not events.may_send_test(found):
-        raise ApiError(429, "rate_limited", f"At most {events.TESTS_A_MINUTE} test events a "
-                       "minute go to one endpoint.", retry_after=60)  # fmt: skip
+        raise ApiError(429, "rate_limited", _("At most %(most)s test events a minute go to one "
+                       "endpoint.") % {"most": events.TESTS_A_MINUTE}, retry_after=60)  # fmt: skip
     return Status(201, {"event_id": events.send_test(found).uid})
 
 
@@ -239,7 +240,7 @@ def resend(request: HttpRequest, endpoint_id: int, delivery_id: int) -> dict[str
     found = endpoint_of(request, endpoint_id)
     delivery = get_object_or_404(found.deliveries.select_related("event"), pk=delivery_id)
     if not events.resend(delivery):
-        raise ApiError(409, "not_sent_again", "Not sent again: it is still being tried, or the "
-                       "endpoint is disabled.")  # fmt: skip
+        raise ApiError(409, "not_sent_again", _("Not sent again: it is still being tried, or the "
+                       "endpoint is disabled."))  # fmt: skip
     delivery.refresh_from_db()
     return _delivery(delivery)

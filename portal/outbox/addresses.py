@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
 from django.conf import settings
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from portal.lib.printable import is_printable
 from portal.outbox.models import URL_LONGEST
@@ -54,31 +56,70 @@ def allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
     return [ipaddress.ip_network(n, strict=False) for n in settings.PORTAL_WEBHOOK_ALLOWED_NETWORKS]
 
 
+# Why a webhook may not go to an address, each a whole sentence (the words that name the kind
+# of address change in Welsh with what comes before them), said of the host and its address.
+WHY = {
+    "ipv4-mapped": gettext_lazy(
+        "%(host)s resolves to %(address)s, an IPv4-mapped address: webhooks are not sent there."
+    ),
+    "6to4": gettext_lazy(
+        "%(host)s resolves to %(address)s, a 6to4 address: webhooks are not sent there."
+    ),
+    "teredo": gettext_lazy(
+        "%(host)s resolves to %(address)s, a Teredo address: webhooks are not sent there."
+    ),
+    "nat64": gettext_lazy(
+        "%(host)s resolves to %(address)s, a NAT64 address: webhooks are not sent there."
+    ),
+    "unspecified": gettext_lazy(
+        "%(host)s resolves to %(address)s, an unspecified address: webhooks are not sent there."
+    ),
+    "loopback": gettext_lazy(
+        "%(host)s resolves to %(address)s, a loopback address: webhooks are not sent there."
+    ),
+    "link-local": gettext_lazy(
+        "%(host)s resolves to %(address)s, a link-local address: webhooks are not sent there."
+    ),
+    "multicast": gettext_lazy(
+        "%(host)s resolves to %(address)s, a multicast address: webhooks are not sent there."
+    ),
+    "reserved": gettext_lazy(
+        "%(host)s resolves to %(address)s, a reserved address: webhooks are not sent there."
+    ),
+    "private": gettext_lazy(
+        "%(host)s resolves to %(address)s, a private address: webhooks are not sent there."
+    ),
+    "not-public": gettext_lazy(
+        "%(host)s resolves to %(address)s, not a public address: webhooks are not sent there."
+    ),
+}
+
+
 def refusal(address: Address) -> str | None:
-    """Why a webhook may not go to `address`, or None if it may."""
+    """Why a webhook may not go to `address` (a key of WHY), or None if it may."""
     if any(address in network for network in allowed_networks()):
         return None
     if isinstance(address, ipaddress.IPv6Address):
         if address.ipv4_mapped is not None:
-            return "an IPv4-mapped address"
+            return "ipv4-mapped"
         if address.sixtofour is not None:
-            return "a 6to4 address"
+            return "6to4"
         if address.teredo is not None:
-            return "a Teredo address"
+            return "teredo"
         if any(address in network for network in NAT64):
-            return "a NAT64 address"
-    for refused, words in (
-        (address.is_unspecified, "an unspecified address"),
-        (address.is_loopback, "a loopback address"),
-        (address.is_link_local, "a link-local address"),
-        (address.is_multicast, "a multicast address"),
-        (address.is_reserved, "a reserved address"),
-        (address.is_private, "a private address"),
+            return "nat64"
+    for refused, why in (
+        (address.is_unspecified, "unspecified"),
+        (address.is_loopback, "loopback"),
+        (address.is_link_local, "link-local"),
+        (address.is_multicast, "multicast"),
+        (address.is_reserved, "reserved"),
+        (address.is_private, "private"),
     ):
         if refused:
-            return words
+            return why
     if not address.is_global:
-        return "not a public address"
+        return "not-public"
     return None
 
 
@@ -86,11 +127,11 @@ def check_addresses(host: str, addresses: list[Address]) -> Address:
     """The first of the addresses `host` resolved to, if every one may be sent to; Refused
     otherwise (one refused address refuses the host: the next resolution may give it)."""
     if not addresses:
-        raise Refused(f"{host} has no address.")
+        raise Refused(_("%(host)s has no address.") % {"host": host})
     for address in addresses:
         why = refusal(address)
         if why:
-            raise Refused(f"{host} resolves to {address}, {why}: webhooks are not sent there.")
+            raise Refused(WHY[why] % {"host": host, "address": address})
     return addresses[0]
 
 
@@ -99,7 +140,8 @@ def resolve(host: str, port: int) -> list[Address]:
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as trouble:
-        raise Refused(f"{host} could not be resolved ({trouble}).") from trouble
+        raise Refused(_("%(host)s could not be resolved (%(trouble)s).")
+                      % {"host": host, "trouble": trouble}) from trouble  # fmt: skip
     unique = dict.fromkeys(ipaddress.ip_address(info[4][0].split("%")[0]) for info in found)
     return list(unique)
 
@@ -108,22 +150,24 @@ def parse(url: str) -> SplitResult:
     """The address split in its parts, if it is one a webhook may be registered at, whatever
     it resolves to; Refused with the reason otherwise."""
     if len(url) > URL_LONGEST:
-        raise Refused(f"An address may be at most {URL_LONGEST:,} characters long.")
+        raise Refused(_("An address may be at most %(most)s characters long.")
+                      % {"most": f"{URL_LONGEST:,}"})  # fmt: skip
     if not is_printable(url) or any(c.isspace() for c in url):
-        raise Refused("An address holds no spaces, control or invisible characters.")
+        raise Refused(_("An address holds no spaces, control or invisible characters."))
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as trouble:
-        raise Refused(f"This is not a web address ({trouble}).") from trouble
+        said = _("This is not a web address (%(trouble)s).") % {"trouble": trouble}
+        raise Refused(said) from trouble
     if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise Refused("Give an https:// address.")
+        raise Refused(_("Give an https:// address."))
     if parts.username is not None or parts.password is not None:
-        raise Refused("An address with a user name or password in it is not taken.")
+        raise Refused(_("An address with a user name or password in it is not taken."))
     if parts.fragment:
-        raise Refused("An address with a fragment (#...) is not taken.")
+        raise Refused(_("An address with a fragment (#...) is not taken."))
     if port == 0:
-        raise Refused("Port 0 is not a port.")
+        raise Refused(_("Port 0 is not a port."))
     return parts
 
 
@@ -137,7 +181,7 @@ def target(url: str, resolver: Callable[[str, int], list[Address]] | None = None
     address = check_addresses(host, addresses)
     allowed = allowed_networks()
     if parts.scheme == "http" and not all(any(a in n for n in allowed) for a in addresses):
-        raise Refused("Give an https:// address: webhooks are sent over HTTPS only.")
+        raise Refused(_("Give an https:// address: webhooks are sent over HTTPS only."))
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query

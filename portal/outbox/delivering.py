@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from portal.audit import events as audit
 from portal.lib import bounded
-from portal.outbox import mailing, sending, signing
+from portal.outbox import mailing, reasons, sending, signing
 from portal.outbox.models import Attempt, Delivery, Endpoint
 
 log = logging.getLogger(__name__)
@@ -202,8 +202,7 @@ def _endpoints_heard(outcomes: list[tuple[Delivery, sending.Outcome]], now: date
         failing_since=None
     )
     for endpoint_id in gone:
-        disable(endpoints[endpoint_id], "The endpoint answered 410 Gone: it asked for no more "
-                "events.")  # fmt: skip
+        disable(endpoints[endpoint_id], reasons.GONE)
     failing = endpoints.keys() - worked - gone
     if not failing:
         return
@@ -213,7 +212,7 @@ def _endpoints_heard(outcomes: list[tuple[Delivery, sending.Outcome]], now: date
         pk__in=failing, enabled=True, failing_since__lte=now - timedelta(days=days)
     )
     for endpoint in too_long:
-        disable(endpoint, f"Every delivery failed for {days} days.", tell_owners=True)
+        disable(endpoint, reasons.FAILED_FOR.format(days=days), tell_owners=True)
 
 
 def disable(

@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from portal.audit import events as audit
-from portal.outbox import delivering
+from portal.outbox import delivering, reasons
 from portal.outbox.models import ROTATION, Endpoint, new_secret
 
 
@@ -78,7 +78,7 @@ def roll_secret(endpoint: Endpoint, *, request: HttpRequest | None = None) -> st
 
 
 def disable(endpoint: Endpoint, *, request: HttpRequest | None = None) -> bool:
-    return delivering.disable(endpoint, "Disabled by its owner.", request=request)
+    return delivering.disable(endpoint, reasons.BY_OWNER, request=request)
 
 
 def enable(endpoint: Endpoint, *, request: HttpRequest | None = None) -> bool:

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from portal.accounts import credentials
 
@@ -28,13 +29,13 @@ ROTATION = timedelta(hours=24)  # how long a secret replaced still signs
 
 
 class EventType(models.TextChoices):
-    PASSPORT_CREATED = "passport.created", "A passport was made"
-    PASSPORT_SENT = "passport.sent", "A passport was sent by e-mail"
-    LOAD_RECORDED = "intake.load.recorded", "A load was recorded at intake"
-    LOAD_CORRECTED = "intake.load.corrected", "A load's results were corrected"
-    QUERY_OPENED = "intake.query.opened", "A load's results were queried"
-    QUERY_ANSWERED = "intake.query.answered", "A query of a load's results was answered"
-    PING = "ping", "A test event"
+    PASSPORT_CREATED = "passport.created", _("A passport was made")
+    PASSPORT_SENT = "passport.sent", _("A passport was sent by e-mail")
+    LOAD_RECORDED = "intake.load.recorded", _("A load was recorded at intake")
+    LOAD_CORRECTED = "intake.load.corrected", _("A load's results were corrected")
+    QUERY_OPENED = "intake.query.opened", _("A load's results were queried")
+    QUERY_ANSWERED = "intake.query.answered", _("A query of a load's results was answered")
+    PING = "ping", _("A test event")
 
 
 def new_secret() -> str:
@@ -138,9 +139,9 @@ class Delivery(models.Model):
     sweep leaves it alone meanwhile."""
 
     class State(models.TextChoices):
-        PENDING = "pending", "Waiting to be sent"
-        DELIVERED = "delivered", "Delivered"
-        FAILED = "failed", "Failed"
+        PENDING = "pending", _("Waiting to be sent")
+        DELIVERED = "delivered", _("Delivered")
+        FAILED = "failed", _("Failed")
 
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
     endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="deliveries")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest
+from django.utils.translation import gettext as _
 
 from portal.intake import access as intake_access
 from portal.outbox.endpoints import Owner
@@ -32,7 +33,7 @@ def owners_of(request: HttpRequest) -> list[Choice]:
         for m in contacts.memberships(request) if m.membership_guid
     ]  # fmt: skip
     sites = [
-        Choice(f"site-{site.code}", f"{site.name} (intake site)", Owner(site_id=site.pk))
+        Choice(f"site-{site.code}", _site_name(site.name), Owner(site_id=site.pk))
         for site in intake_access.sites_of(request.user)
     ]
     return businesses + sites
@@ -60,5 +61,9 @@ def may_manage(request: HttpRequest, endpoint: Endpoint) -> bool:
 
 def owner_name(endpoint: Endpoint) -> str:
     if endpoint.site is not None:
-        return f"{endpoint.site.name} (intake site)"
+        return _site_name(endpoint.site.name)
     return endpoint.business_name or endpoint.membership_guid
+
+
+def _site_name(name: str) -> str:
+    return _("%(site)s (intake site)") % {"site": name}

@@ -15,13 +15,15 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from portal.accounts import credentials
 from portal.lib.htmx import wants_fragment
-from portal.outbox import endpoints, events
+from portal.outbox import endpoints, events, reasons
 from portal.outbox.models import Delivery
 from portal.webhooks import access
 from portal.webhooks.forms import EndpointForm, FailedSinceForm
@@ -70,6 +72,7 @@ def endpoint(request: HttpRequest, pk: int) -> HttpResponse:
     ).get_page(request.GET.get("page"))
     context = {
         "endpoint": found, "owner_name": access.owner_name(found), "log": log,
+        "disabled_reason": reasons.reason_in_words(found.disabled_reason),
         "waiting": any(d.state == Delivery.State.PENDING for d in log),
         "secret": _shown_once(request, pk),
         "failed_since_form": FailedSinceForm(initial={"since": timezone.localdate()}),
@@ -83,13 +86,14 @@ def endpoint(request: HttpRequest, pk: int) -> HttpResponse:
 def send_test(request: HttpRequest, pk: int) -> HttpResponse:
     found = access.endpoint_of(request, pk)
     if not found.enabled:
-        messages.error(request, "This endpoint is disabled: enable it to send a test event.")
+        messages.error(request, _("This endpoint is disabled: enable it to send a test event."))
     elif not events.may_send_test(found):
-        messages.error(request, f"Nothing was sent: at most {events.TESTS_A_MINUTE} test events "
-                                "a minute go to one endpoint. Try again in a minute.")  # fmt: skip
+        messages.error(request, _("Nothing was sent: at most %(most)s test events a minute go to "
+                                  "one endpoint. Try again in a minute.")
+                       % {"most": events.TESTS_A_MINUTE})  # fmt: skip
     else:
         events.send_test(found)
-        messages.success(request, "A test event (ping) is on its way: its attempt shows below.")
+        messages.success(request, _("A test event (ping) is on its way: its attempt shows below."))
     return redirect("webhooks:endpoint", pk)
 
 
@@ -106,7 +110,7 @@ def roll(request: HttpRequest, pk: int) -> HttpResponse:
 def disable(request: HttpRequest, pk: int) -> HttpResponse:
     found = access.endpoint_of(request, pk)
     if endpoints.disable(found, request=request):
-        messages.success(request, "The endpoint is disabled: no event is sent to it.")
+        messages.success(request, _("The endpoint is disabled: no event is sent to it."))
     return redirect("webhooks:endpoint", pk)
 
 
@@ -115,11 +119,12 @@ def disable(request: HttpRequest, pk: int) -> HttpResponse:
 def enable(request: HttpRequest, pk: int) -> HttpResponse:
     found = access.endpoint_of(request, pk)
     if endpoints.enable(found, request=request):
-        messages.success(request, "The endpoint is enabled: new events are sent to it.")
+        messages.success(request, _("The endpoint is enabled: new events are sent to it."))
     elif not found.enabled:
-        messages.error(request, f"Not enabled: {access.owner_name(found)} has "
-                                f"{settings.PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER} endpoints "
-                                "enabled, the most it may. Disable one first.")  # fmt: skip
+        messages.error(request, _("Not enabled: %(owner)s has %(most)s endpoints enabled, the "
+                                  "most it may. Disable one first.")
+                       % {"owner": access.owner_name(found),
+                          "most": settings.PORTAL_WEBHOOK_ENDPOINTS_PER_OWNER})  # fmt: skip
     return redirect("webhooks:endpoint", pk)
 
 
@@ -130,12 +135,13 @@ def resend_failed(request: HttpRequest, pk: int) -> HttpResponse:
     form = FailedSinceForm(request.POST)
     if not form.is_valid():
         for error in form.errors.get("since", []):
-            messages.error(request, f"Nothing was sent again: {error}")
+            messages.error(request, _("Nothing was sent again: %(error)s") % {"error": error})
         return redirect("webhooks:endpoint", pk)
     since = timezone.make_aware(datetime.combine(form.cleaned_data["since"], time.min))
     sent = events.resend_failed_since(found, since) if found.enabled else 0
-    messages.success(request, f"{sent} failed deliver{'y is' if sent == 1 else 'ies are'} "
-                              "sent again.")  # fmt: skip
+    messages.success(request, ngettext("%(count)s failed delivery is sent again.",
+                                       "%(count)s failed deliveries are sent again.", sent)
+                     % {"count": sent})  # fmt: skip
     return redirect("webhooks:endpoint", pk)
 
 
@@ -154,10 +160,10 @@ def resend(request: HttpRequest, pk: int, delivery_id: int) -> HttpResponse:
     found = access.endpoint_of(request, pk)
     shown = get_object_or_404(found.deliveries, pk=delivery_id)
     if events.resend(shown):
-        messages.success(request, "The event is sent again, with the same webhook-id.")
+        messages.success(request, _("The event is sent again, with the same webhook-id."))
     else:
-        messages.error(request, "Not sent again: it is still being tried, or the endpoint is "
-                                "disabled.")  # fmt: skip
+        messages.error(request, _("Not sent again: it is still being tried, or the endpoint is "
+                                  "disabled."))  # fmt: skip
     return redirect("webhooks:delivery", pk, delivery_id)
 
 

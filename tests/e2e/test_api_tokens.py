@@ -2,7 +2,7 @@
 (a name left out said beside its field first), sees it once, then not again, and revokes it;
 with JavaScript and without. The API's documentation page: Swagger UI from the portal's own
 files, nothing against the content security policy. axe-core on each state of the pages of
-tokens (with JavaScript: axe runs as a script)."""
+tokens (with JavaScript: axe runs as a script); the same path in Welsh under /cy/."""
 
 from __future__ import annotations
 
@@ -100,3 +100,41 @@ def test_the_documentation_page_shows_the_api_from_the_portal_s_own_files(
     expect(page.get_by_role("heading", level=1)).to_have_text("Assurance portal API")
     expect(page.locator("#swagger-ui").get_by_text("/api/v1/intake/loads").first).to_be_visible()
     assert outside == []
+
+
+def test_in_welsh_on_a_phone_the_grower_makes_a_token_and_revokes_it(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):  # fmt: skip
+    page = watched_context(**PHONE).new_page()
+    sign_in(page, portal_url, *GROWER)
+    page.goto(f"{portal_url}/cy/accounts/you/tokens/")
+    expect(page.locator("html")).to_have_attribute("lang", "cy")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Eich tocynnau API")
+    expect(page.get_by_text("Nid oes tocyn wedi’i wneud eto.")).to_be_visible()
+    no_sideways_scroll(page)
+    assert_accessible(page)
+
+    passports = page.get_by_role("checkbox", name=re.compile("Darllen pasbortau’r busnes"))
+    passports.check()
+    page.get_by_role("button", name="Gwneud y tocyn").click()
+    expect(page.locator(".error-summary")).to_contain_text("Ni wnaed tocyn.")
+    expect(page.locator(".error-summary")).to_contain_text("Rhowch enw i’r tocyn")
+    expect(page.get_by_label(re.compile("^Enw"))).to_have_attribute("aria-invalid", "true")
+    assert_accessible(page)
+
+    page.get_by_label(re.compile("^Enw")).fill("Cofnodion fferm")
+    passports.check()
+    page.get_by_label("Yn dod i ben ar ôl").select_option(label="30 diwrnod")
+    page.get_by_role("button", name="Gwneud y tocyn").click()
+    expect(page.get_by_role("heading", name="Tocyn wedi’i wneud: Cofnodion fferm")).to_be_visible()
+    table = page.get_by_role("table", name="Tocynnau, y mwyaf newydd yn gyntaf")
+    expect(table).to_contain_text("passports:read")
+    expect(table).to_contain_text("Byth")
+    no_sideways_scroll(page)
+    assert_accessible(page)
+
+    page.get_by_role("button", name="Dirymu Cofnodion fferm").click()
+    expect(page.get_by_role("status")).to_contain_text("Mae’r tocyn Cofnodion fferm wedi’i ddirymu")
+    expect(table).to_contain_text("Dirymwyd")
+    assert_accessible(page)
+    assert Token.objects.get().is_revoked
