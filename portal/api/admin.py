@@ -13,6 +13,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from portal.api import tokens
 from portal.api.forms import LASTING
@@ -22,9 +24,10 @@ from portal.api.models import SITE_SCOPES, Scope, Token
 class MakeTokenForm(forms.ModelForm):
     scopes = forms.MultipleChoiceField(
         choices=Scope.choices, widget=forms.CheckboxSelectMultiple,
-        help_text="A site's token may only read and record loads.",
+        help_text=gettext_lazy("A site's token may only read and record loads."),
     )  # fmt: skip
-    days = forms.TypedChoiceField(label="Expires after", choices=LASTING, coerce=int, initial=90)
+    days = forms.TypedChoiceField(label=gettext_lazy("Expires after"), choices=LASTING, coerce=int,
+                                  initial=90)  # fmt: skip
 
     class Meta:
         model = Token
@@ -33,9 +36,9 @@ class MakeTokenForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         if bool(cleaned.get("site")) == bool(cleaned.get("user")):
-            raise forms.ValidationError("Choose a site or a user, one of them.")
+            raise forms.ValidationError(_("Choose a site or a user, one of them."))
         if cleaned.get("site") and set(cleaned.get("scopes") or ()) - set(SITE_SCOPES):
-            self.add_error("scopes", "A site's token may only read and record loads.")
+            self.add_error("scopes", _("A site's token may only read and record loads."))
         return cleaned
 
 
@@ -73,13 +76,18 @@ class TokenAdmin(admin.ModelAdmin):
     def response_add(
         self, request: HttpRequest, obj: Token, post_url_continue: str | None = None
     ) -> HttpResponse:
-        messages.success(request, f"The token {obj.name}: {request.api_token}")
+        messages.success(
+            request,
+            _("The token %(name)s: %(token)s") % {"name": obj.name, "token": request.api_token},
+        )
         context = {**self.admin_site.each_context(request), "token": obj, "opts": self.opts,
-                   "title": f"Token made: {obj.name}"}  # fmt: skip
+                   "title": _("Token made: %(name)s") % {"name": obj.name}}  # fmt: skip
         return TemplateResponse(request, "admin/api/token/made.html", context)
 
-    @admin.action(description="Revoke the selected tokens", permissions=["change"])
+    @admin.action(description=gettext_lazy("Revoke the selected tokens"), permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[Token]) -> None:
         revoked = tokens.revoke(queryset, request)
-        self.message_user(request, f"{revoked} token(s) revoked: they open nothing now.",
-                          messages.SUCCESS)  # fmt: skip
+        self.message_user(request, ngettext(
+            "%(count)s token(s) revoked: they open nothing now.",
+            "%(count)s token(s) revoked: they open nothing now.", revoked) % {"count": revoked},
+            messages.SUCCESS)  # fmt: skip
