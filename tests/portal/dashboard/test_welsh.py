@@ -52,7 +52,7 @@ def test_ending_a_user_s_sessions_says_so_in_welsh(staff):
     partner = signed_in("partner")
     user = get_user_model().objects.get(username="partner")
     page = staff.get("/cy/staff/").content.decode()
-    assert "Dod â holl sesiynau partner i ben" in page
+    assert "Dod â phob sesiwn i ben ar gyfer partner" in page
     answer = staff.post(f"/cy/staff/users/{user.pk}/end-sessions", follow=True)
     assert answer.redirect_chain[-1][0].startswith("/cy/staff/")
     assert "Daeth pob sesiwn partner i ben: rhaid iddynt fewngofnodi eto." in text(answer)
