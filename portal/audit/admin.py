@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy
 
 from portal.audit.models import Event
 from portal.lib.admin import EstimatedCountPaginator, ReadOnlyAdmin
@@ -14,7 +15,7 @@ from portal.lib.admin import EstimatedCountPaginator, ReadOnlyAdmin
 class KindFilter(admin.SimpleListFilter):
     """By kind, every kind named in code offered in words (the column keeps no choices)."""
 
-    title = "kind"
+    title = gettext_lazy("kind")
     parameter_name = "kind"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
@@ -37,6 +38,6 @@ class EventAdmin(ReadOnlyAdmin):
     show_full_result_count = False
     paginator = EstimatedCountPaginator
 
-    @admin.display(description="kind", ordering="kind")
+    @admin.display(description=gettext_lazy("kind"), ordering="kind")
     def what(self, event: Event) -> str:
         return event.kind_label

@@ -18,7 +18,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import TruncHour
-from django.utils import timezone
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from portal.audit.models import Event
 from portal.dashboard import hourly
@@ -55,10 +57,16 @@ def _service() -> Verdict:
         health.upstream()
     except health.Down as down:
         since = _down_since()
-        when = f"since {timezone.localtime(since):%H:%M:%S}" if since else "now"
-        return Verdict("The Assurance service", False, "Not answering",
-                       f"Not answering {when} ({down.message}).")  # fmt: skip
-    return Verdict("The Assurance service", True, "Answering", "It answers the portal now.")
+        if since:
+            words = _("Not answering since %(time)s (%(reason)s).") % {
+                "time": f"{timezone.localtime(since):%H:%M:%S}",
+                "reason": down.message,
+            }
+        else:
+            words = _("Not answering now (%(reason)s).") % {"reason": down.message}
+        return Verdict(_("The Assurance service"), False, _("Not answering"), words)
+    return Verdict(_("The Assurance service"), True, _("Answering"),
+                   _("It answers the portal now."))  # fmt: skip
 
 
 def _down_since() -> datetime | None:
@@ -75,34 +83,48 @@ def _workers() -> Verdict:
     last = heartbeat.last()
     if last is None:
         seconds = settings.PORTAL_WORKER_HEARTBEAT_SECONDS
-        words = f"No worker has written a heartbeat in the last {seconds} s: jobs wait."
-        return Verdict("Workers", False, "None alive", words)
-    return Verdict("Workers", True, "Alive", f"The last heartbeat was {last[1]:.0f} s ago.")
+        words = _("No worker has written a heartbeat in the last %(seconds)s s: jobs wait.") % {
+            "seconds": seconds
+        }
+        return Verdict(_("Workers"), False, _("None alive"), words)
+    return Verdict(
+        _("Workers"),
+        True,
+        _("Alive"),
+        _("The last heartbeat was %(seconds)s s ago.") % {"seconds": f"{last[1]:.0f}"},
+    )
 
 
 def _oldest_waiting() -> Verdict:
     oldest = Job.objects.filter(state=Job.State.QUEUED).aggregate(Min("created"))["created__min"]
     if oldest is None:
-        return Verdict("Jobs waiting", True, "None", "No job is waiting to start.")
+        return Verdict(_("Jobs waiting"), True, _("None"), _("No job is waiting to start."))
     waited = timezone.now() - oldest
     ok = waited < JOB_WAIT_WARNING
-    return Verdict("Oldest job waiting", ok, _duration(waited),
-                   "Workers are keeping up." if ok else "Jobs wait longer than they should: "
-                   "are the workers running, and enough of them?")  # fmt: skip
+    return Verdict(_("Oldest job waiting"), ok, _duration(waited),
+                   _("Workers are keeping up.") if ok else _("Jobs wait longer than they should: "
+                   "are the workers running, and enough of them?"))  # fmt: skip
 
 
 def _sweep() -> Verdict:
     last = periodic.sweep()
-    every = f"it runs every {_duration(last.interval)}"
+    every = _duration(last.interval)
     if last.finished is None:
-        return Verdict("The periodic sweep", False, "Not run yet",
-                       f"The sweep has not run yet; {every} while Celery beat runs.")  # fmt: skip
-    ran = f"Sweep last ran at {_time_of_day(last.finished)}; {every}"
+        return Verdict(_("The periodic sweep"), False, _("Not run yet"),
+                       _("The sweep has not run yet; it runs every %(every)s while Celery beat "
+                         "runs.") % {"every": every})  # fmt: skip
+    ran = {"time": _time_of_day(last.finished), "every": every}
     if last.late:
-        return Verdict("The periodic sweep", False, "Late",
-                       f"{ran}: are Celery beat and a worker running? Until it runs, lost jobs "
-                       "are not sent again and expired files stay.")  # fmt: skip
-    return Verdict("The periodic sweep", True, "On time", f"{ran}.")
+        return Verdict(_("The periodic sweep"), False, _("Late"),
+                       _("Sweep last ran at %(time)s; it runs every %(every)s: are Celery beat "
+                         "and a worker running? Until it runs, lost jobs are not sent again and "
+                         "expired files stay.") % ran)  # fmt: skip
+    return Verdict(
+        _("The periodic sweep"),
+        True,
+        _("On time"),
+        _("Sweep last ran at %(time)s; it runs every %(every)s.") % ran,
+    )
 
 
 def _time_of_day(moment: datetime) -> str:
@@ -110,7 +132,10 @@ def _time_of_day(moment: datetime) -> str:
     local = timezone.localtime(moment)
     if local.date() == timezone.localdate():
         return f"{local:%H:%M:%S}"
-    return f"{local:%H:%M:%S} on {local:%-d %b}"
+    return _("%(time)s on %(day)s") % {
+        "time": f"{local:%H:%M:%S}",
+        "day": formats.date_format(local, "j M"),
+    }
 
 
 def _lockouts() -> Verdict:
@@ -129,9 +154,16 @@ def _lockouts() -> Verdict:
         .annotate(last=Max("at"))
     )
     count = sum(1 for row in met if signed_in.get(row["username"], row["last"]) <= row["last"])
-    return Verdict("Lockouts in force", count == 0, str(count),
-                   f"Addresses and usernames refused sign-in for repeated failures in the last "
-                   f"{_duration(window)}, and not signed in since.")  # fmt: skip
+    return Verdict(
+        _("Lockouts in force"),
+        count == 0,
+        str(count),
+        _(
+            "Addresses and usernames refused sign-in for repeated failures in the last "
+            "%(window)s, and not signed in since."
+        )
+        % {"window": _duration(window)},
+    )
 
 
 def _portal_errors() -> Verdict:
@@ -139,17 +171,31 @@ def _portal_errors() -> Verdict:
     requests = counting.requests(hour)
     failed = counting.total(counting.REQUESTS_FAILED, hour)
     rate = failed / requests if requests else 0.0
-    return Verdict("The portal's errors", rate < PORTAL_ERRORS_WARNING, _percent(rate),
-                   f"{failed} of {requests} requests in the last hour failed with an error of "
-                   "the portal's own (5xx; the service's outages are counted above).")  # fmt: skip
+    return Verdict(
+        _("The portal's errors"),
+        rate < PORTAL_ERRORS_WARNING,
+        _percent(rate),
+        ngettext(
+            "%(failed)s of %(requests)s request in the last hour failed with an "
+            "error of the portal's own (5xx; the service's outages are counted "
+            "above).",
+            "%(failed)s of %(requests)s requests in the last hour failed with an "
+            "error of the portal's own (5xx; the service's outages are counted "
+            "above).",
+            requests,
+        )
+        % {"failed": failed, "requests": requests},
+    )
 
 
 def _service_errors(last_hour: list[Operation]) -> Verdict:
     calls = sum(operation.calls for operation in last_hour)
     errors = sum(operation.errors for operation in last_hour)
     rate = errors / calls if calls else 0.0
-    return Verdict("Errors calling the service", rate < SERVICE_ERRORS_WARNING, _percent(rate),
-                   f"{errors} of {calls} calls in the last hour failed.")  # fmt: skip
+    return Verdict(_("Errors calling the service"), rate < SERVICE_ERRORS_WARNING, _percent(rate),
+                   ngettext("%(errors)s of %(calls)s call in the last hour failed.",
+                            "%(errors)s of %(calls)s calls in the last hour failed.", calls)
+                   % {"errors": errors, "calls": calls})  # fmt: skip
 
 
 # --- the Assurance service ------------------------------------------------------------------------
@@ -210,7 +256,9 @@ def _quantile(sums: Counter, q: float) -> str:
     bound = _quantile_bound(sums, q)
     if not bound:
         return "—"
-    return f"under {bound:,} ms" if bound in BANDS_MS else f"over {BANDS_MS[-2]:,} ms"
+    if bound in BANDS_MS:
+        return _("under %(ms)s ms") % {"ms": f"{bound:,}"}
+    return _("over %(ms)s ms") % {"ms": f"{BANDS_MS[-2]:,}"}
 
 
 def _quantile_bound(sums: Counter, q: float) -> int:
@@ -237,28 +285,33 @@ class Figure:
 
 @dataclass(frozen=True, slots=True)
 class Counted:
-    """A figure of "Use" that counts the audit trail's events matching `events`."""
+    """A figure of "Use" that counts the audit trail's events matching `events`; `name` keys
+    its counts in the cache, the same in every language."""
 
-    label: str
+    name: str
+    label: str  # in the page's language
     events: Q
     note: str = ""
 
 
 USE = (
-    Counted("Sign-ins", Q(kind=Event.Kind.SIGN_IN)),
-    Counted("Failed sign-ins", Q(kind=Event.Kind.SIGN_IN_FAILED)),
-    Counted("Lockouts met", Q(kind=Event.Kind.LOCKOUT_MET)),
-    Counted("Look-ups", Q(kind=Event.Kind.LOOK_UP)),
-    Counted("Look-ups limited", Q(kind=Event.Kind.LOOK_UP_LIMITED),
-            "refused by the limit of their address"),
-    Counted("Intake checks", Q(kind=Event.Kind.INTAKE_CHECK)),
-    Counted("Passports made one at a time",
+    Counted("sign-ins", gettext_lazy("Sign-ins"), Q(kind=Event.Kind.SIGN_IN)),
+    Counted("failed-sign-ins", gettext_lazy("Failed sign-ins"),
+            Q(kind=Event.Kind.SIGN_IN_FAILED)),
+    Counted("lockouts-met", gettext_lazy("Lockouts met"), Q(kind=Event.Kind.LOCKOUT_MET)),
+    Counted("look-ups", gettext_lazy("Look-ups"), Q(kind=Event.Kind.LOOK_UP)),
+    Counted("look-ups-limited", gettext_lazy("Look-ups limited"),
+            Q(kind=Event.Kind.LOOK_UP_LIMITED),
+            gettext_lazy("refused by the limit of their address")),
+    Counted("intake-checks", gettext_lazy("Intake checks"), Q(kind=Event.Kind.INTAKE_CHECK)),
+    Counted("passports-one-at-a-time", gettext_lazy("Passports made one at a time"),
             Q(kind=Event.Kind.PASSPORT_CREATED) & ~Q(detail__has_key="batch")),
-    Counted("Passports made in batches",
+    Counted("passports-in-batches", gettext_lazy("Passports made in batches"),
             Q(kind=Event.Kind.PASSPORT_CREATED, detail__has_key="batch")),
-    Counted("PDFs downloaded", Q(kind=Event.Kind.PDF_DOWNLOADED)),
-    Counted("Mails sent", Q(kind=Event.Kind.MAIL_SENT)),
-    Counted("Exports", Q(kind=Event.Kind.EXPORT_REQUESTED)),
+    Counted("pdfs-downloaded", gettext_lazy("PDFs downloaded"),
+            Q(kind=Event.Kind.PDF_DOWNLOADED)),
+    Counted("mails-sent", gettext_lazy("Mails sent"), Q(kind=Event.Kind.MAIL_SENT)),
+    Counted("exports", gettext_lazy("Exports"), Q(kind=Event.Kind.EXPORT_REQUESTED)),
 )  # fmt: skip
 
 
@@ -268,9 +321,13 @@ def use(since: timedelta) -> list[Figure]:
     counts = Counter()
     for hour in USE_COUNTED.since(timezone.now() - since).values():
         counts.update(hour)
-    figures = [Figure(c.label, counts[c.label], c.note) for c in USE]
+    figures = [Figure(c.label, counts[c.name], c.note) for c in USE]
     active = Session.objects.filter(expire_date__gt=timezone.now()).count()
-    return [*figures, _standards_cache(since), Figure("Active sessions", active, "now")]
+    return [
+        *figures,
+        _standards_cache(since),
+        Figure(_("Active sessions"), active, pgettext("active sessions", "now")),
+    ]
 
 
 def _use(start: datetime, end: datetime | None) -> dict[datetime, Counter]:
@@ -281,11 +338,11 @@ def _use(start: datetime, end: datetime | None) -> dict[datetime, Counter]:
         .values("hour")
         .annotate(**{f"use_{n}": Count("pk", filter=c.events) for n, c in enumerate(USE)})
     )
-    return {row["hour"]: Counter({c.label: row[f"use_{n}"] for n, c in enumerate(USE)})
+    return {row["hour"]: Counter({c.name: row[f"use_{n}"] for n, c in enumerate(USE)})
             for row in rows}  # fmt: skip
 
 
-USE_COUNTED = hourly.Kept("use", _use, hours=24, parts=(f"{c.label}: {c.events}" for c in USE))
+USE_COUNTED = hourly.Kept("use", _use, hours=24, parts=(f"{c.name}: {c.events}" for c in USE))
 
 
 def _standards_cache(since: timedelta) -> Figure:
@@ -294,7 +351,12 @@ def _standards_cache(since: timedelta) -> Figure:
     pages = counting.total(counting.STANDARDS_PAGES, since)
     kept = pages - counting.total(counting.STANDARDS_PAGES_ASKED, since)
     rate = _percent(kept / pages) if pages else "—"
-    return Figure("Standards cache hit rate", rate, f"{kept} of {pages} pages from the cache")
+    note = ngettext(
+        "%(kept)s of %(pages)s page from the cache",
+        "%(kept)s of %(pages)s pages from the cache",
+        pages,
+    )
+    return Figure(_("Standards cache hit rate"), rate, note % {"kept": kept, "pages": pages})
 
 
 # --- people ---------------------------------------------------------------------------------------
@@ -430,9 +492,10 @@ def passports_a_day(days: int = 30) -> Chart:
     by_day = Counter()
     for hour, made in PASSPORTS_MADE.since(start).items():
         by_day[timezone.localtime(hour).date()] += made
-    values = [(f"{first + timedelta(days=n):%d %b}", by_day.get(first + timedelta(days=n), 0))
-              for n in range(days)]  # fmt: skip
-    return bar_chart("Passports made a day", f"Passports made each day of the last {days} days.",
+    values = [(formats.date_format(first + timedelta(days=n), "d M"),
+               by_day.get(first + timedelta(days=n), 0)) for n in range(days)]  # fmt: skip
+    return bar_chart(_("Passports made a day"),
+                     _("Passports made each day of the last %(days)s days.") % {"days": days},
                      values)  # fmt: skip
 
 
@@ -459,18 +522,20 @@ def service_by_hour(hours: int = 48) -> tuple[Chart, Chart, Chart]:
     for n in range(hours):
         slot = start + timedelta(hours=n)
         sums = sum(found.get(slot, {}).values(), Counter())
-        slots.append((f"{timezone.localtime(slot):%d %b %H:00}", sums))
+        slots.append((formats.date_format(timezone.localtime(slot), "d M H:00"), sums))
     calls = [(label, sums["calls"]) for label, sums in slots]
     p95 = [(label, _quantile_bound(sums, 0.95)) for label, sums in slots]
     errors = [(label, sums["errors"]) for label, sums in slots]
+    over = {"hours": hours}
     return (
-        bar_chart("Calls to the service by hour", f"Calls each hour over the last {hours} hours.",
-                  calls),
-        bar_chart("Time the slowest calls took, by hour",
-                  "The 95th percentile of the time calls took each hour, as the upper bound of "
-                  f"its band in milliseconds, over the last {hours} hours.", p95, " ms"),
-        bar_chart("Errors by hour", f"Failed calls each hour over the last {hours} hours.",
-                  errors),
+        bar_chart(_("Calls to the service by hour"),
+                  _("Calls each hour over the last %(hours)s hours.") % over, calls),
+        bar_chart(_("Time the slowest calls took, by hour"),
+                  _("The 95th percentile of the time calls took each hour, as the upper bound of "
+                    "its band in milliseconds, over the last %(hours)s hours.") % over, p95,
+                  " ms"),
+        bar_chart(_("Errors by hour"),
+                  _("Failed calls each hour over the last %(hours)s hours.") % over, errors),
     )  # fmt: skip
 
 
@@ -483,10 +548,10 @@ def _between(records: QuerySet, field: str, start: datetime, end: datetime | Non
 def _duration(span: timedelta) -> str:
     seconds = int(span.total_seconds())
     if seconds < 120:
-        return f"{seconds} s"
+        return _("%(count)s s") % {"count": seconds}
     if seconds < 2 * 3600:
-        return f"{seconds // 60} min"
-    return f"{seconds // 3600} h"
+        return _("%(count)s min") % {"count": seconds // 60}
+    return _("%(count)s h") % {"count": seconds // 3600}
 
 
 def _percent(rate: float) -> str:

@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -54,6 +55,6 @@ def end_sessions(request: HttpRequest, user_id: int) -> HttpResponse:
     dashboard saying so."""
     user = get_object_or_404(get_user_model(), pk=user_id)
     end_every_session(user, request)
-    messages.success(request, f"Every session of {user.get_username()} is ended: they must sign "
-                              "in again.")  # fmt: skip
+    messages.success(request, _("Every session of %(username)s is ended: they must sign in "
+                                "again.") % {"username": user.get_username()})  # fmt: skip
     return HttpResponseRedirect(reverse("dashboard:index") + "#people-heading")

@@ -4,6 +4,7 @@ and find (they are the service's records and the mail's history, not to be edite
 from __future__ import annotations
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy
 
 from portal.assurance.passport_fields import FIELDS
 from portal.lib.admin import ReadOnlyAdmin
@@ -36,14 +37,14 @@ class MailingAdmin(ReadOnlyAdmin):
     exclude = ("passports", "sender_email")
     readonly_fields = ("codes", "replies_to")
 
-    @admin.display(description="Replies to (the sender's e-mail address)")
+    @admin.display(description=gettext_lazy("Replies to (the sender's e-mail address)"))
     def replies_to(self, mailing: Mailing) -> str:
         return mailing.sender_email
 
-    @admin.display(description="Passports")
+    @admin.display(description=gettext_lazy("Passports"))
     def passport_count(self, mailing: Mailing) -> int:
         return mailing.passports.count()
 
-    @admin.display(description="Short codes")
+    @admin.display(description=gettext_lazy("Short codes"))
     def codes(self, mailing: Mailing) -> str:
         return ", ".join(p.short_code for p in mailing.passports_in_order())

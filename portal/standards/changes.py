@@ -11,6 +11,8 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext_lazy, pgettext
+
 from portal.assurance import records
 from portal.standards.points import Point, arrange
 from portal.standards.sanitise import sanitise
@@ -29,7 +31,7 @@ class Words:
 
 @dataclass(slots=True)
 class FieldChange:
-    label: str
+    label: str  # what the part is called on the page, in its language
     words: list[Words]
 
 
@@ -82,20 +84,33 @@ def word_diff(before: str, after: str) -> list[Words]:
     return runs
 
 
+# The parts of a standard point compared, by what each is called on the page.
+LABELS = {
+    "standard": gettext_lazy("The standard"),
+    "measured": gettext_lazy("How it is measured"),
+    "record_keeping": gettext_lazy("Record keeping"),
+    "guidance": gettext_lazy("Guidance"),
+    "audit_points": gettext_lazy("Audit points"),
+    "answers": gettext_lazy("Answers"),
+    "score": gettext_lazy("Score"),
+}
+
+
 def _texts(point: Point) -> dict[str, str]:
     p = point.point
     measured, record_keeping, guidance = point.plain_lines()
+    critical = pgettext("an answer", "(critical)")
     return {
-        "The standard": p.assessment_question or "",
-        "How it is measured": measured,
-        "Record keeping": record_keeping,
-        "Guidance": guidance,
-        "Audit points": "\n".join(_one_line(a.item_text) for a in point.audit_points),
-        "Answers": "\n".join(
-            _one_line(a.answer_text) + (" (critical)" if a.critical_point else "")
+        "standard": p.assessment_question or "",
+        "measured": measured,
+        "record_keeping": record_keeping,
+        "guidance": guidance,
+        "audit_points": "\n".join(_one_line(a.item_text) for a in point.audit_points),
+        "answers": "\n".join(
+            _one_line(a.answer_text) + (f" {critical}" if a.critical_point else "")
             for a in point.answers
         ),
-        "Score": "" if p.score is None else f"{p.score:g}",
+        "score": "" if p.score is None else f"{p.score:g}",
     }
 
 
@@ -114,9 +129,9 @@ def compare_points(live: list[Point], preview: list[Point]) -> list[PointChange]
             continue
         old_texts, new_texts = _texts(old), _texts(new)
         fields = [
-            FieldChange(label, word_diff(old_texts[label], new_texts[label]))
-            for label in new_texts
-            if old_texts[label] != new_texts[label]
+            FieldChange(LABELS[part], word_diff(old_texts[part], new_texts[part]))
+            for part in new_texts
+            if old_texts[part] != new_texts[part]
         ]
         if fields:
             changes.append(PointChange(REWORDED, reference, new.point.assessment_question or "",

@@ -13,6 +13,8 @@ from pathlib import Path
 import weasyprint
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from portal.assurance import records
 from portal.assurance.client import Credentials
@@ -26,9 +28,13 @@ from portal.standards.filters import Filters
 from portal.standards.points import Point, arrange
 from portal.standards.section_page import SectionListing
 
+# The headers, in the language of the page or job that makes the file; the cells hold the
+# service's text as it sent it, and codes ("yes", "no", "[critical]") that stay as they are.
 CSV_COLUMNS = [
-    "Reference", "Standard point", "How it is measured", "Record keeping", "Guidance",
-    "Score", "Revision", "Aims", "Audit points", "Answers", "Critical",
+    gettext_lazy("Reference"), gettext_lazy("Standard point"),
+    gettext_lazy("How it is measured"), gettext_lazy("Record keeping"), gettext_lazy("Guidance"),
+    gettext_lazy("Score"), gettext_lazy("Revision"), gettext_lazy("Aims"),
+    gettext_lazy("Audit points"), gettext_lazy("Answers"), gettext_lazy("Critical"),
 ]  # fmt: skip
 
 
@@ -54,13 +60,13 @@ def scheme_csv(sections: list[SchemeSection]) -> bytes:
         for section in sections
         for p in section.points
     )
-    return _csv(["Section", "Section name", *CSV_COLUMNS], rows)
+    return _csv([_("Section"), _("Section name"), *CSV_COLUMNS], rows)
 
 
 def _csv(header: list[str], rows: Iterable[list[str]]) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(header)
+    writer.writerow([str(name) for name in header])
     writer.writerows(rows)
     return ("\ufeff" + out.getvalue()).encode()
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 
 from portal.assurance import records
 from portal.standards.points import Point
@@ -76,7 +77,15 @@ class Filters:
     def described(self, choices: Choices) -> list[str]:
         """What the filters keep, in words, with the aim named as the section names it."""
         return [
-            *(["with critical answers"] if self.critical else []),
-            *([f"serving the aim {choices.aims.get(self.aim, '')}"] if self.aim else []),
-            *([f"of revision {self.revision}"] if self.revision else []),
+            *([_("with critical answers")] if self.critical else []),
+            *(
+                [_("serving the aim %(aim)s") % {"aim": choices.aims.get(self.aim, "")}]
+                if self.aim
+                else []
+            ),
+            *(
+                [_("of revision %(revision)s") % {"revision": self.revision}]
+                if self.revision
+                else []
+            ),
         ]

@@ -11,7 +11,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
 from django.template.loader import get_template, render_to_string
+from django.utils import translation
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 from portal.assurance import records
 from portal.standards import cached
@@ -67,14 +69,16 @@ def section_part(
     fetched: cached.Fetched[records.SectionData],
     schemes: cached.Fetched[records.SchemeList] | None,
 ) -> Made:
-    """The page's `part` ("content" or "points") for the request's filters, kept in the shared
-    cache by the section's version, the scheme list's (its name is in the breadcrumbs; None if
-    the service could not give it) and the template's change time: a kept part is used by every
-    user until one of them changes."""
+    """The page's `part` ("content" or "points") for the request's filters, in the page's
+    language, kept in the shared cache by the section's version, the scheme list's (its name is
+    in the breadcrumbs; None if the service could not give it), the language and the template's
+    change time: a kept part is used by every user reading in that language until one of them
+    changes."""
     requested = Filters.of(request)
     key = cached.cache_key(
         f"section-{part}", stage, scheme_guid, fetched.version,
-        schemes.version if schemes else "", requested.query, _template_version(),
+        schemes.version if schemes else "", requested.query, translation.get_language(),
+        _template_version(),
     )  # fmt: skip
     made = cache.get(key)
     if made is None:
@@ -103,7 +107,8 @@ def section_context(
 
 
 def _title(section: records.SectionData, stage: str) -> str:
-    return (section.section_name or "") + (" (preview)" if stage == PREVIEW else "")
+    name = section.section_name or ""
+    return _("%(section)s (preview)") % {"section": name} if stage == PREVIEW else name
 
 
 def _template_version() -> str:

@@ -12,6 +12,7 @@ from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.encoding import escape_uri_path
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
@@ -157,7 +158,18 @@ def _by_key(
 # --- downloads ------------------------------------------------------------------------------------
 
 
-EXPORTS = {"pdf": (tasks.scheme_pdf, "as a PDF checklist"), "csv": (tasks.scheme_csv, "as CSV")}
+EXPORTS = {"pdf": tasks.scheme_pdf, "csv": tasks.scheme_csv}
+
+
+def _export_title(kind: str, stage: str, name: str) -> str:
+    """The job's title, as its list shows it, in the language of the page that started it."""
+    titles = {
+        ("pdf", LIVE): _("%(scheme)s as a PDF checklist"),
+        ("pdf", PREVIEW): _("%(scheme)s (preview) as a PDF checklist"),
+        ("csv", LIVE): _("%(scheme)s as CSV"),
+        ("csv", PREVIEW): _("%(scheme)s (preview) as CSV"),
+    }
+    return titles[kind, stage] % {"scheme": name}
 
 
 @require_POST
@@ -166,14 +178,14 @@ EXPORTS = {"pdf": (tasks.scheme_pdf, "as a PDF checklist"), "csv": (tasks.scheme
 def scheme_export(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> HttpResponse:
     """Starts the export of the whole scheme as a job, or finds the one already made of its
     content as it is now; its progress takes the form's place (or has a page of its own)."""
-    chosen = EXPORTS.get(request.POST.get("format", ""))
-    if chosen is None:
+    kind = request.POST.get("format", "")
+    task = EXPORTS.get(kind)
+    if task is None:
         raise BadRequest("No such format of export.")
-    task, described = chosen
     credentials = user_credentials(request)
     version = exports.scheme_version(credentials, stage, scheme_guid)
-    name = cached.scheme_name(credentials, stage, scheme_guid) or "The scheme"
-    title = f"{name}{' (preview)' if stage == PREVIEW else ''} {described}"
+    name = cached.scheme_name(credentials, stage, scheme_guid) or _("The scheme")
+    title = _export_title(kind, stage, name)
     params = {"stage": stage, "scheme_guid": scheme_guid}
     job = start_job(request, task, title, params, f"{task.name}:{stage}:{scheme_guid}:{version}")
     if wants_fragment(request):

@@ -43,3 +43,23 @@ def test_staff_watch_the_portal_s_use_and_health(
     expect(phone.get_by_role("heading", level=1)).to_have_text("Staff dashboard")
     no_sideways_scroll(phone)
     assert_accessible(phone)
+
+
+def test_the_dashboard_in_welsh_reads_well_and_is_accessible(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    call_command("grant_staff", "grower", "--superuser", stdout=StringIO())
+    made_with_the_form(signed_in("grower"))
+    page = watched_context().new_page()
+    sign_in(page, portal_url, *GROWER, next_path="/cy/staff/")
+    expect(page.locator("html")).to_have_attribute("lang", "cy")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Dangosfwrdd y staff")
+    expect(page.locator(".verdict").first).to_contain_text("Y gwasanaeth Sicrwydd")
+    figure = page.locator(".figures div").filter(
+        has=page.get_by_text("Pasbortau a wnaed un ar y tro", exact=True)
+    )
+    expect(figure.locator("dd")).to_have_text("1")
+    expect(page.get_by_role("img", name="Pasbortau a wnaed bob dydd")).to_be_visible()
+    page.locator("summary", has_text="Y rhifau").first.click()
+    expect(page.locator(".chart-numbers").first).to_be_visible()
+    assert_accessible(page)

@@ -359,3 +359,35 @@ ONE_LINE_LABELS = """() => [...document.querySelectorAll('.filters label:not(.ch
         const height = words.getBoundingClientRect().height;
         return height > 0 && height < 2.4 * parseFloat(getComputedStyle(label).fontSize);
     })"""
+
+
+def test_a_welsh_speaker_reads_a_section_with_the_standards_in_english(
+    signed_in_page: Page, portal_url: str
+):
+    page = signed_in_page
+    page.goto(f"{portal_url}/cy/standards/")
+    expect(page.locator("html")).to_have_attribute("lang", "cy")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Safonau")
+    notice = page.locator(".standards-in-english")
+    expect(notice).to_have_count(1)
+    expect(notice).to_contain_text("Dim ond yn Saesneg y cyhoeddir y safonau")
+    assert_accessible(page)
+
+    page.get_by_role("link", name=CROPS, exact=True).click()
+    expect(page).to_have_url(f"{portal_url}/cy/standards/{CROPS_GUID}/")
+    page.get_by_role("link", name=re.compile(r"CR\.ST\s+Storage")).click()
+    expect(page).to_have_url(f"{portal_url}/cy{_section_path()}")
+    expect(page.locator(".standards-in-english")).to_have_count(1)
+    expect(page.locator("#points .count")).to_have_text(f"{STORAGE_POINTS} pwynt safon")
+    expect(_points(page).first.locator(".point-question")).to_have_attribute("lang", "en")
+
+    # The filter works in Welsh, and the page stays Welsh.
+    page.get_by_label("Atebion critigol yn unig").check()
+    expect(_points(page)).to_have_count(STORAGE_CRITICAL)
+    expect(page).to_have_url(re.compile(r"/cy/standards/.*\?critical=1$"))
+    expect(page.locator("#points .count")).to_have_text(
+        f"{STORAGE_CRITICAL} o {STORAGE_POINTS} pwynt safon"
+    )
+    _points(page).first.locator("summary").click()
+    expect(_points(page).first.get_by_role("heading", name="Atebion")).to_be_visible()
+    assert_accessible(page)
