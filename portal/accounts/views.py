@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
@@ -30,36 +31,45 @@ from portal.assurance.errors import (
 from portal.audit import events as audit
 from portal.lib.client_address import client_address
 
-WRONG = "The username or password is not right."
-FAILED = f"{WRONG} Check them and try again."
-STILL_WORKS = "If you have signed in here before, your usual password still works."
-TRIES_LEFT = "You have {tries} before {subject} is locked for {duration}."
-TRIES_LEFT_TO_NEW = (
-    "You have {tries} before only passwords that have worked here before are accepted."
-)
-TRIES_LEFT_TO_NEW_FROM_ADDRESS = (
-    "You have {tries} before only passwords that have worked here before are accepted from "
-    "your address."
-)
-LOCKED = "{subject} is locked for {duration} after repeated failures. " + STILL_WORKS
-LOCKED_TO_NEW = (
+# The sign-in page's messages, in English as the catalogue has them (each a whole sentence or
+# two, translated where it is shown), for the tests to read as well.
+WRONG = gettext_noop("The username or password is not right.")
+FAILED = gettext_noop("The username or password is not right. Check them and try again.")
+LOCKED_TO_NEW = gettext_noop(
     "After repeated failed sign-ins on this portal, only passwords that have worked here before "
-    "are accepted for now, until someone signs in with one. " + STILL_WORKS
+    "are accepted for now, until someone signs in with one. If you have signed in here before, "
+    "your usual password still works."
 )
-LOCKED_TO_NEW_FROM_ADDRESS = (
+LOCKED_TO_NEW_FROM_ADDRESS = gettext_noop(
     "After repeated failed sign-ins from your address, only passwords that have worked here "
-    "before are accepted from it for {duration}. " + STILL_WORKS
+    "before are accepted from it for %(duration)s. If you have signed in here before, your usual "
+    "password still works."
 )
-LOCKED_BY_SERVICE = (
-    "The Assurance service has locked sign-in {whose} for {duration} after repeated failures."
+LOCKED_FROM_ADDRESS = gettext_noop(
+    "Sign-in from your address is locked for %(duration)s after repeated failures. If you have "
+    "signed in here before, your usual password still works."
 )
-UNAVAILABLE = (
+LOCKED_ACCOUNT = gettext_noop(
+    "Sign-in to this account from your address is locked for %(duration)s after repeated "
+    "failures. If you have signed in here before, your usual password still works."
+)
+LOCKED_BY_SERVICE_FROM_ADDRESS = gettext_noop(
+    "The Assurance service has locked sign-in from your address for %(duration)s after "
+    "repeated failures."
+)
+LOCKED_BY_SERVICE_FOR_EVERYONE = gettext_noop(
+    "The Assurance service has locked sign-in for everyone on this portal for %(duration)s "
+    "after repeated failures."
+)
+UNAVAILABLE = gettext_noop(
     "The Assurance service cannot be reached just now, so nobody can sign in. "
     "Please try again in a minute."
 )
-SUBJECTS = {
-    lockout.PACE: "sign-in from your address",
-    lockout.ACCOUNT: "sign-in to this account from your address",
+LOCKED = {
+    lockout.PACE: LOCKED_FROM_ADDRESS,
+    lockout.ACCOUNT: LOCKED_ACCOUNT,
+    service_lockout.ADDRESS: LOCKED_TO_NEW_FROM_ADDRESS,
+    service_lockout.SHARED: LOCKED_TO_NEW,
 }
 # Of limits as tight as each other, the one a message names: the service's lockout, then the
 # portal's lockout of the account, then the service's count, then the pace of attempts.
@@ -110,7 +120,7 @@ def _attempt(request: HttpRequest, username: str, password: str) -> tuple[str | 
         warned = isinstance(failure, LockoutWarning)
         return _failed(_tightest(request, username), warned), 400
     except AssuranceError:
-        return UNAVAILABLE, 503
+        return _(UNAVAILABLE), 503
     return None, 200
 
 
@@ -131,43 +141,73 @@ def _minutes(seconds: float | None) -> float:
 
 
 def _failed(standing: Standing, warned: bool) -> str:
-    """A wrong password's message; with the tries left once they are few or the service warns."""
+    """A wrong password's message; with the tries left once they are few or the service warns.
+    Each part is a whole sentence (or two), so that they may follow one another."""
     if standing.tries == 0:
-        return f"{WRONG} {_locked(standing)}"
+        return f"{_(WRONG)} {_locked(standing)}"
     if not (warned or standing.tries == 1):
-        return FAILED
-    tries = "one more try" if standing.tries == 1 else f"{standing.tries} more tries"
+        return _(FAILED)
+    return f"{_(WRONG)} {_tries_left(standing)}"
+
+
+def _tries_left(standing: Standing) -> str:
+    """How many tries are left before the limit `standing` is met, and what then."""
+    tries = standing.tries
     if standing.limit == service_lockout.SHARED:
-        return f"{WRONG} {TRIES_LEFT_TO_NEW.format(tries=tries)}"
-    if standing.limit == service_lockout.ADDRESS:
-        return f"{WRONG} {TRIES_LEFT_TO_NEW_FROM_ADDRESS.format(tries=tries)}"
-    subject, duration = SUBJECTS[standing.limit], _in_words(standing.seconds)
-    return f"{WRONG} {TRIES_LEFT.format(tries=tries, subject=subject, duration=duration)}"
+        said = ngettext(
+            "You have one more try before only passwords that have worked here before are "
+            "accepted.",
+            "You have %(tries)s more tries before only passwords that have worked here before "
+            "are accepted.",
+            tries,
+        )
+    elif standing.limit == service_lockout.ADDRESS:
+        said = ngettext(
+            "You have one more try before only passwords that have worked here before are "
+            "accepted from your address.",
+            "You have %(tries)s more tries before only passwords that have worked here before "
+            "are accepted from your address.",
+            tries,
+        )
+    elif standing.limit == lockout.ACCOUNT:
+        said = ngettext(
+            "You have one more try before sign-in to this account from your address is locked "
+            "for %(duration)s.",
+            "You have %(tries)s more tries before sign-in to this account from your address is "
+            "locked for %(duration)s.",
+            tries,
+        )
+    else:
+        said = ngettext(
+            "You have one more try before sign-in from your address is locked for %(duration)s.",
+            "You have %(tries)s more tries before sign-in from your address is locked for "
+            "%(duration)s.",
+            tries,
+        )
+    return said % {"tries": tries, "duration": _in_words(standing.seconds)}
 
 
 def _locked(standing: Standing) -> str:
     """Why sign-in is refused now, and for how long."""
-    duration = _in_words(standing.seconds)
-    if standing.limit == service_lockout.SHARED:
-        return LOCKED_TO_NEW
-    if standing.limit == service_lockout.ADDRESS:
-        return LOCKED_TO_NEW_FROM_ADDRESS.format(duration=duration)
     if standing.limit == service_lockout.LOCKOUT:
         forwarded = settings.ASSURANCE_FORWARDS_CLIENT_ADDRESS
-        whose = "from your address" if forwarded else "for everyone on this portal"
-        return LOCKED_BY_SERVICE.format(whose=whose, duration=duration)
-    return LOCKED.format(subject=SUBJECTS[standing.limit].capitalize(), duration=duration)
+        said = LOCKED_BY_SERVICE_FROM_ADDRESS if forwarded else LOCKED_BY_SERVICE_FOR_EVERYONE
+    else:
+        said = LOCKED[standing.limit]
+    if standing.limit == service_lockout.SHARED:
+        return _(said)
+    return _(said) % {"duration": _in_words(standing.seconds)}
 
 
 def _in_words(seconds: float | None) -> str:
     """A duration as a person would say it: "about 15 minutes"."""
-    minutes = math.ceil((seconds or 0) / 60)
-    if minutes <= 1:
-        return "about a minute"
+    minutes = max(1, math.ceil((seconds or 0) / 60))
     if minutes < 60:
-        return f"about {minutes} minutes"
+        return ngettext("about a minute", "about %(minutes)s minutes", minutes) % {
+            "minutes": minutes
+        }
     hours = round(minutes / 60)
-    return "about an hour" if hours == 1 else f"about {hours} hours"
+    return ngettext("about an hour", "about %(hours)s hours", hours) % {"hours": hours}
 
 
 def admin_sign_in(request: HttpRequest) -> HttpResponse:
@@ -185,7 +225,7 @@ def admin_sign_in(request: HttpRequest) -> HttpResponse:
 @csrf_protect
 def sign_out_page(request: HttpRequest) -> HttpResponse:
     sign_out(request)
-    messages.success(request, "You have signed out.")
+    messages.success(request, _("You have signed out."))
     return redirect("accounts:sign-in")
 
 

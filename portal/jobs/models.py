@@ -11,6 +11,8 @@ from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 
 def result_storage() -> Storage:
@@ -31,11 +33,11 @@ def expiry(ended: datetime) -> datetime:
 
 class Job(models.Model):
     class State(models.TextChoices):
-        QUEUED = "queued", "Waiting to start"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+        QUEUED = "queued", gettext_lazy("Waiting to start")
+        RUNNING = "running", gettext_lazy("Running")
+        DONE = "done", gettext_lazy("Done")
+        FAILED = "failed", gettext_lazy("Failed")
+        CANCELLED = "cancelled", gettext_lazy("Cancelled")
 
     ENDED = (State.DONE, State.FAILED, State.CANCELLED)
 
@@ -101,6 +103,15 @@ class Job(models.Model):
         return f"{self.state}.{self.done}.{self.total}.{zlib.crc32(self.message.encode()):x}"
 
     @property
+    def progress(self) -> str:
+        """What the job's progress says of it, after its title: "running, 12 of 30 made" (its
+        kind's words, JobTask.progress_of)."""
+        task = self.task
+        if task is None:  # a kind this portal no longer has
+            return self.get_state_display().lower()
+        return task.progress_of(self)
+
+    @property
     def has_ended(self) -> bool:
         return self.state in self.ENDED
 
@@ -117,7 +128,11 @@ class Job(models.Model):
         elapsed = (timezone.now() - self.started).total_seconds()
         seconds = round(elapsed / self.done * max(0, self.total - self.done))
         if seconds < 5:
-            return "a few seconds left"
+            return _("a few seconds left")
         if seconds < 90:
-            return f"about {(seconds + 4) // 5 * 5} seconds left"
-        return f"about {round(seconds / 60)} minutes left"
+            seconds = (seconds + 4) // 5 * 5
+            return ngettext("about %(seconds)s second left", "about %(seconds)s seconds left",
+                            seconds) % {"seconds": seconds}  # fmt: skip
+        minutes = round(seconds / 60)
+        return ngettext("about %(minutes)s minute left", "about %(minutes)s minutes left",
+                        minutes) % {"minutes": minutes}  # fmt: skip
