@@ -12,7 +12,7 @@ from django.core.files.storage import Storage, storages
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import ngettext, pgettext_lazy
 
 
 def result_storage() -> Storage:
@@ -33,11 +33,11 @@ def expiry(ended: datetime) -> datetime:
 
 class Job(models.Model):
     class State(models.TextChoices):
-        QUEUED = "queued", gettext_lazy("Waiting to start")
-        RUNNING = "running", gettext_lazy("Running")
-        DONE = "done", gettext_lazy("Done")
-        FAILED = "failed", gettext_lazy("Failed")
-        CANCELLED = "cancelled", gettext_lazy("Cancelled")
+        QUEUED = "queued", pgettext_lazy("job state", "Waiting to start")
+        RUNNING = "running", pgettext_lazy("job state", "Running")
+        DONE = "done", pgettext_lazy("job state", "Done")
+        FAILED = "failed", pgettext_lazy("job state", "Failed")
+        CANCELLED = "cancelled", pgettext_lazy("job state", "Cancelled")
 
     ENDED = (State.DONE, State.FAILED, State.CANCELLED)
 
