@@ -12,7 +12,7 @@ from django.core.files.storage import Storage, storages
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 
 def result_storage() -> Storage:
@@ -43,7 +43,9 @@ class Job(models.Model):
 
     kind = models.CharField(max_length=64)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    title = models.CharField(max_length=200, help_text="What the job makes, for people.")
+    title = models.CharField(
+        max_length=200, help_text=gettext_lazy("What the job makes, for people.")
+    )
     state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
