@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from portal.accounts.views import LOCKED_ACCOUNT, WRONG
+from portal.accounts.refusals import LOCKED_ACCOUNT, WRONG
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in, submit_sign_in
 from tests.portal.accounts.helpers import replace_view
 

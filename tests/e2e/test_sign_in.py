@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from portal.accounts.views import FAILED, LOCKED_TO_NEW, WRONG
+from portal.accounts.refusals import FAILED, LOCKED_TO_NEW, WRONG
 from portal.assurance import service
 from portal.assurance.client import AssuranceClient
 from tests.e2e.conftest import (

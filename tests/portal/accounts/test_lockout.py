@@ -20,7 +20,7 @@ from django.db import connection
 from django.test import Client
 
 from portal.accounts import verifiers
-from portal.accounts.views import (
+from portal.accounts.refusals import (
     FAILED,
     LOCKED_ACCOUNT,
     LOCKED_BY_SERVICE_FROM_ADDRESS,

@@ -16,7 +16,7 @@ import pytest
 from django.test import Client
 
 from portal.accounts import verifiers
-from portal.accounts.views import FAILED, LOCKED_TO_NEW, WRONG
+from portal.accounts.refusals import FAILED, LOCKED_TO_NEW, WRONG
 from portal.assurance.service import client as portal_client
 from tests.conftest import Sandbox, start_sandbox, stop_sandbox
 from tests.portal.accounts.helpers import (
