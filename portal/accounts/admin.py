@@ -16,13 +16,12 @@ from django.contrib.auth.models import AbstractUser
 from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
-from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from portal.accounts.session import end_every_session
 
-admin.site.site_header = gettext_lazy("Assurance portal administration")
-admin.site.site_title = gettext_lazy("Assurance portal admin")
-admin.site.index_title = gettext_lazy("The portal's own records")
+admin.site.site_header = "Assurance portal administration"
+admin.site.site_title = "Assurance portal admin"
+admin.site.index_title = "The portal's own records"
 
 User = get_user_model()
 
@@ -38,32 +37,31 @@ class PortalUserAdmin(UserAdmin):
     fieldsets = (
         (None, {"fields": ("username", "email")}),
         (
-            gettext_lazy("Rights"),
+            "Rights",
             {"fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")},
         ),
-        (gettext_lazy("Dates"), {"fields": ("last_login", "date_joined")}),
+        ("Dates", {"fields": ("last_login", "date_joined")}),
     )
     readonly_fields = ("last_login", "date_joined")
 
     # "E-mail", as the portal writes it everywhere, not Django's "Email".
-    @admin.display(description=gettext_lazy("E-mail address"), ordering="email")
+    @admin.display(description="E-mail address", ordering="email")
     def e_mail(self, user: AbstractUser) -> str:
         return user.email
 
     def get_form(self, request: HttpRequest, obj: object = None, **kwargs: Any) -> type[ModelForm]:
         form = super().get_form(request, obj, **kwargs)
         if "email" in form.base_fields:
-            form.base_fields["email"].label = gettext("E-mail address")
+            form.base_fields["email"].label = "E-mail address"
         return form
 
-    @admin.action(description=gettext_lazy("End all their sessions (they must sign in again)"))
+    @admin.action(description="End all their sessions (they must sign in again)")
     def end_all_sessions(self, request: HttpRequest, users: QuerySet) -> None:
         for user in users:
             end_every_session(user, request)
-        count = users.count()
-        said = ngettext("Every session of %(count)s user(s) is ended.",
-                        "Every session of %(count)s user(s) is ended.", count)  # fmt: skip
-        self.message_user(request, said % {"count": count}, messages.SUCCESS)
+        self.message_user(
+            request, f"Every session of {users.count()} user(s) is ended.", messages.SUCCESS
+        )
 
 
 # Axes keeps no log of sign-ins (the audit trail does) nor of failures beyond its attempts.

@@ -6,7 +6,6 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils.translation import gettext_lazy, ngettext
 
 from portal.jobs import actions
 from portal.jobs.models import Job
@@ -30,27 +29,18 @@ class JobAdmin(DatedAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Job | None = None) -> bool:
         return False
 
-    @admin.action(description=gettext_lazy("Retry the failed jobs chosen, as their owners"))
+    @admin.action(description="Retry the failed jobs chosen, as their owners")
     def retry_jobs(self, request: HttpRequest, jobs: QuerySet[Job]) -> None:
         retried = sum(actions.retry_as_staff(job) for job in jobs)
         left = jobs.count() - retried
-        # "job(s)" in English, as the admin's own messages say it; a plural form each in Welsh.
-        queued = ngettext("%(count)s job(s) queued again.", "%(count)s job(s) queued again.",
-                          retried) % {"count": retried}  # fmt: skip
-        self.message_user(request, queued, messages.SUCCESS)
+        self.message_user(request, f"{retried} job(s) queued again.", messages.SUCCESS)
         if left:
-            not_retried = ngettext(
-                "%(count)s not retried: not failed, or their owner must sign in again to resume "
-                "them.",
-                "%(count)s not retried: not failed, or their owner must sign in again to resume "
-                "them.",
-                left,
-            ) % {"count": left}
-            self.message_user(request, not_retried, messages.WARNING)
+            self.message_user(
+                request, f"{left} not retried: not failed, or their owner must sign in again "
+                "to resume them.", messages.WARNING,
+            )  # fmt: skip
 
-    @admin.action(description=gettext_lazy("Cancel the jobs chosen (those not yet ended)"))
+    @admin.action(description="Cancel the jobs chosen (those not yet ended)")
     def cancel_jobs(self, request: HttpRequest, jobs: QuerySet[Job]) -> None:
         cancelled = sum(actions.cancel(job) for job in jobs)
-        said = ngettext("%(count)s job(s) cancelled.", "%(count)s job(s) cancelled.",
-                        cancelled) % {"count": cancelled}  # fmt: skip
-        self.message_user(request, said, messages.SUCCESS)
+        self.message_user(request, f"{cancelled} job(s) cancelled.", messages.SUCCESS)
