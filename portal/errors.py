@@ -13,12 +13,15 @@ import sys
 from collections.abc import Callable
 
 import redis
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, resolve, reverse
+from django.utils import translation
 from django_htmx.http import reswap
 
+from portal.accounts import language
 from portal.accounts.session import ended
 from portal.api.errors import error_response
 from portal.api.middleware import is_api
@@ -97,10 +100,26 @@ def server_error(request: HttpRequest) -> HttpResponse:
             503 if out_of_reach else 500, retry_after=TRY_AGAIN_SECONDS if out_of_reach else None
         )
     if isinstance(sys.exc_info()[1], PARTS_OUT_OF_REACH):
-        response = render(request, "errors/500.html", {"out_of_reach": True}, status=503)
+        response = _server_error_page(request, out_of_reach=True, status=503)
         response["Retry-After"] = str(TRY_AGAIN_SECONDS)
         return response
-    return render(request, "errors/500.html", status=500)
+    return _server_error_page(request, out_of_reach=False, status=500)
+
+
+def _server_error_page(request: HttpRequest, *, out_of_reach: bool, status: int) -> HttpResponse:
+    """The 500 page in the language of its address, which it reads itself: the failure may
+    have come before the page's language was set (a middleware's), and the page reads nothing
+    of what the context processors give, which may be what failed."""
+    code = language.language_of(request)
+    with translation.override(code):
+        context = {
+            "out_of_reach": out_of_reach,
+            "page_language": language.LANGUAGES.get(
+                code, language.LANGUAGES[settings.LANGUAGE_CODE]
+            ).tag,
+            "home": reverse("home"),
+        }
+        return render(request, "errors/500.html", context, status=status)
 
 
 def _way_back(request: HttpRequest) -> dict[str, str]:

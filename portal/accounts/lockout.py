@@ -96,7 +96,7 @@ def sign_in_page_as_answered(
     request: HttpRequest, original_response: HttpResponse, credentials: dict | None
 ) -> HttpResponse:
     """Axes' answer to a request it has locked out (AXES_LOCKOUT_CALLABLE, for its
-    middleware): the sign-in page's own, which says for how long (portal/accounts/views.py)."""
+    middleware): the sign-in page's own, which says for how long (portal/accounts/refusals.py)."""
     return original_response
 
 

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class PasswordVerifier(models.Model):
@@ -27,19 +28,19 @@ class Preferences(models.Model):
         related_name="preferences",
     )  # fmt: skip
     email = models.EmailField(
-        blank=True, help_text="Empty: the account's own address (the user's `email`)."
+        blank=True, help_text=_("Empty: the account's own address (the user's `email`).")
     )
     intake_mail = models.BooleanField(
-        default=True, help_text="Mailed each intake result of the passports they made."
+        default=True, help_text=_("Mailed each intake result of the passports they made.")
     )
     language = models.CharField(
         max_length=8, blank=True, choices=settings.LANGUAGES,
-        help_text="The pages' and the mail's; empty until they choose.",
+        help_text=_("The pages' and the mail's; empty until they choose."),
     )  # fmt: skip
     changed = models.DateTimeField(auto_now=True)
 
     class Meta:
-        verbose_name_plural = "preferences"
+        verbose_name_plural = _("preferences")
 
     def __str__(self) -> str:
         return f"Preferences of {self.user}"
@@ -55,13 +56,13 @@ class LatestSignIn(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
         related_name="latest_sign_in",
     )  # fmt: skip
-    token = models.TextField(help_text="Encrypted; never shown.")
+    token = models.TextField(help_text=_("Encrypted; never shown."))
     expires = models.DateTimeField(
-        null=True, help_text="As the service said; empty if it did not say."
+        null=True, help_text=_("As the service said; empty if it did not say.")
     )
     signed_in = models.DateTimeField()
     reminded_of = models.DateTimeField(
-        null=True, help_text="The expiry the user was last reminded of (one mail each)."
+        null=True, help_text=_("The expiry the user was last reminded of (one mail each).")
     )
 
     class Meta:

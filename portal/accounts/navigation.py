@@ -14,6 +14,7 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
+from django.utils import translation
 
 # What the frame links to: the pages of later parts appear in the navigation once they exist.
 LINKED = {
@@ -35,14 +36,16 @@ LINKED = {
 
 
 def links(request: HttpRequest) -> dict[str, dict[str, str]]:
-    """The context processor: `links.home`, `links.standards`, ... (absent if not installed)."""
-    return {"links": _links(get_script_prefix(), get_urlconf())}
+    """The context processor: `links.home`, `links.standards`, ... (absent if not installed),
+    in the page's language (a Welsh page's under /cy/)."""
+    return {"links": _links(get_script_prefix(), get_urlconf(), translation.get_language())}
 
 
 @cache
-def _links(script_prefix: str, urlconf: str | None) -> dict[str, str]:
+def _links(script_prefix: str, urlconf: str | None, language: str | None) -> dict[str, str]:
     """The addresses in `urlconf` (a request's own, or None for ROOT_URLCONF), under
-    `script_prefix`, which reverse() puts before every address."""
+    `script_prefix`, which reverse() puts before every address, in `language` (the active
+    one, which reverse() writes them in)."""
     found = {}
     for key, name in LINKED.items():
         try:

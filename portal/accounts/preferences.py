@@ -14,6 +14,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import translation
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from portal.accounts.models import Preferences
@@ -67,14 +68,18 @@ class PreferencesForm(forms.ModelForm):
         model = Preferences
         fields = ["email", "intake_mail", "language"]
         labels = {
-            "email": "Your e-mail address",
-            "intake_mail": "E-mail me the intake results of passports I made",
+            "email": _("Your e-mail address"),
+            "intake_mail": _("E-mail me the intake results of passports I made"),
         }
         error_messages = {
             "email": {
-                "invalid": "Enter an e-mail address in the form name@example.com, or leave it "
-                "empty to use your account's.",
-                "max_length": "An e-mail address has at most 254 characters: check what you typed.",
+                "invalid": _(
+                    "Enter an e-mail address in the form name@example.com, or leave it empty to "
+                    "use your account's."
+                ),
+                "max_length": _(
+                    "An e-mail address has at most 254 characters: check what you typed."
+                ),
             },
         }
         widgets = {"email": forms.EmailInput(attrs={"autocomplete": "email"})}
@@ -82,12 +87,17 @@ class PreferencesForm(forms.ModelForm):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, label_suffix="", **kwargs)
         account = self.instance.user.email
-        self.fields["email"].help_text = (
-            "Replies to the passports you send by e-mail go here, and the portal writes to you "
-            "here. " + (f"Leave it empty to use your account's address, {account}."
-                        if account else "Your account has no address the portal knows of.")
-        )  # fmt: skip
-        self.fields["intake_mail"].help_text = (
+        if account:
+            self.fields["email"].help_text = gettext(
+                "Replies to the passports you send by e-mail go here, and the portal writes to "
+                "you here. Leave it empty to use your account's address, %(address)s."
+            ) % {"address": account}
+        else:
+            self.fields["email"].help_text = gettext(
+                "Replies to the passports you send by e-mail go here, and the portal writes to "
+                "you here. Your account has no address the portal knows of."
+            )
+        self.fields["intake_mail"].help_text = gettext(
             "When a buyer's intake records or corrects the weight, quality or decision of a "
             "load of a passport you made: the short code, site, decision and net weight, with "
             "a link to the passport."

@@ -11,6 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django_htmx.http import HttpResponseClientRedirect
 
 from portal.accounts import credentials, latest_sign_in, lockout
@@ -124,7 +125,7 @@ def ended(request: HttpRequest) -> HttpResponse:
     """Ends a session whose upstream sign-in has ended and sends the user to sign in again,
     then back to where they were. An htmx request gets a client redirect, never a form."""
     sign_out(request)
-    messages.info(request, "Your sign-in has ended. Please sign in again.")
+    messages.info(request, _("Your sign-in has ended. Please sign in again."))
     if request.htmx:
         return to_sign_in_for_htmx(request)
     return HttpResponseRedirect(sign_in_url(request.get_full_path()))

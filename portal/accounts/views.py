@@ -17,7 +17,7 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
-from portal.accounts import language, lockout, preferences, service_lockout
+from portal.accounts import language, lockout, preferences, refusals, service_lockout
 from portal.accounts.forms import SignInForm
 from portal.accounts.service_lockout import SignInRefused, Standing
 from portal.accounts.session import safe_next, sign_in, sign_in_url, sign_out
@@ -30,37 +30,6 @@ from portal.assurance.errors import (
 from portal.audit import events as audit
 from portal.lib.client_address import client_address
 
-WRONG = "The username or password is not right."
-FAILED = f"{WRONG} Check them and try again."
-STILL_WORKS = "If you have signed in here before, your usual password still works."
-TRIES_LEFT = "You have {tries} before {subject} is locked for {duration}."
-TRIES_LEFT_TO_NEW = (
-    "You have {tries} before only passwords that have worked here before are accepted."
-)
-TRIES_LEFT_TO_NEW_FROM_ADDRESS = (
-    "You have {tries} before only passwords that have worked here before are accepted from "
-    "your address."
-)
-LOCKED = "{subject} is locked for {duration} after repeated failures. " + STILL_WORKS
-LOCKED_TO_NEW = (
-    "After repeated failed sign-ins on this portal, only passwords that have worked here before "
-    "are accepted for now, until someone signs in with one. " + STILL_WORKS
-)
-LOCKED_TO_NEW_FROM_ADDRESS = (
-    "After repeated failed sign-ins from your address, only passwords that have worked here "
-    "before are accepted from it for {duration}. " + STILL_WORKS
-)
-LOCKED_BY_SERVICE = (
-    "The Assurance service has locked sign-in {whose} for {duration} after repeated failures."
-)
-UNAVAILABLE = (
-    "The Assurance service cannot be reached just now, so nobody can sign in. "
-    "Please try again in a minute."
-)
-SUBJECTS = {
-    lockout.PACE: "sign-in from your address",
-    lockout.ACCOUNT: "sign-in to this account from your address",
-}
 # Of limits as tight as each other, the one a message names: the service's lockout, then the
 # portal's lockout of the account, then the service's count, then the pace of attempts.
 NAMED_FIRST = [service_lockout.LOCKOUT, lockout.ACCOUNT, service_lockout.SHARED,
@@ -104,13 +73,13 @@ def _attempt(request: HttpRequest, username: str, password: str) -> tuple[str | 
         by = "portal" if isinstance(refusal, SignInRefused) else "service"
         audit.record(audit.Kind.LOCKOUT_MET, request, username=username[:150], by=by)
         refused_by = refusal.limit if isinstance(refusal, SignInRefused) else None
-        return _locked(_tightest(request, username, refused_by)), 429
+        return refusals.locked(_tightest(request, username, refused_by)), 429
     except AuthenticationFailed as failure:
         audit.record(audit.Kind.SIGN_IN_FAILED, request, username=username[:150])
         warned = isinstance(failure, LockoutWarning)
-        return _failed(_tightest(request, username), warned), 400
+        return refusals.failed(_tightest(request, username), warned), 400
     except AssuranceError:
-        return UNAVAILABLE, 503
+        return _(refusals.UNAVAILABLE), 503
     return None, 200
 
 
@@ -130,46 +99,6 @@ def _minutes(seconds: float | None) -> float:
     return math.inf if seconds is None else math.ceil(seconds / 60)
 
 
-def _failed(standing: Standing, warned: bool) -> str:
-    """A wrong password's message; with the tries left once they are few or the service warns."""
-    if standing.tries == 0:
-        return f"{WRONG} {_locked(standing)}"
-    if not (warned or standing.tries == 1):
-        return FAILED
-    tries = "one more try" if standing.tries == 1 else f"{standing.tries} more tries"
-    if standing.limit == service_lockout.SHARED:
-        return f"{WRONG} {TRIES_LEFT_TO_NEW.format(tries=tries)}"
-    if standing.limit == service_lockout.ADDRESS:
-        return f"{WRONG} {TRIES_LEFT_TO_NEW_FROM_ADDRESS.format(tries=tries)}"
-    subject, duration = SUBJECTS[standing.limit], _in_words(standing.seconds)
-    return f"{WRONG} {TRIES_LEFT.format(tries=tries, subject=subject, duration=duration)}"
-
-
-def _locked(standing: Standing) -> str:
-    """Why sign-in is refused now, and for how long."""
-    duration = _in_words(standing.seconds)
-    if standing.limit == service_lockout.SHARED:
-        return LOCKED_TO_NEW
-    if standing.limit == service_lockout.ADDRESS:
-        return LOCKED_TO_NEW_FROM_ADDRESS.format(duration=duration)
-    if standing.limit == service_lockout.LOCKOUT:
-        forwarded = settings.ASSURANCE_FORWARDS_CLIENT_ADDRESS
-        whose = "from your address" if forwarded else "for everyone on this portal"
-        return LOCKED_BY_SERVICE.format(whose=whose, duration=duration)
-    return LOCKED.format(subject=SUBJECTS[standing.limit].capitalize(), duration=duration)
-
-
-def _in_words(seconds: float | None) -> str:
-    """A duration as a person would say it: "about 15 minutes"."""
-    minutes = math.ceil((seconds or 0) / 60)
-    if minutes <= 1:
-        return "about a minute"
-    if minutes < 60:
-        return f"about {minutes} minutes"
-    hours = round(minutes / 60)
-    return "about an hour" if hours == 1 else f"about {hours} hours"
-
-
 def admin_sign_in(request: HttpRequest) -> HttpResponse:
     """Where Django's admin sends whoever it does not let in. Staff sign in like everyone else,
     through the service; a signed-in user who is not staff gets the 403 page."""
@@ -185,7 +114,7 @@ def admin_sign_in(request: HttpRequest) -> HttpResponse:
 @csrf_protect
 def sign_out_page(request: HttpRequest) -> HttpResponse:
     sign_out(request)
-    messages.success(request, "You have signed out.")
+    messages.success(request, _("You have signed out."))
     return redirect("accounts:sign-in")
 
 

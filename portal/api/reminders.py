@@ -98,7 +98,6 @@ def reminder_job(kept: LatestSignIn) -> Job | None:
 
 
 class ReminderTask(MailingTask):
-    counted = "sent"
     acts_as_owner = False  # the portal writes to its user: nothing is asked of the service
 
 

@@ -139,7 +139,6 @@ def send_held_mails() -> int:
 
 
 class ResultMailTask(MailingTask):
-    counted = "sent"
     acts_as_owner = False  # the portal writes to its user: nothing is asked of the service
 
     def outcome(self, job: Job) -> dict[str, Any] | None:

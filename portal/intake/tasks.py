@@ -8,6 +8,7 @@ from typing import Any
 
 from celery import shared_task
 from django.db.models.signals import post_delete
+from django.utils.translation import gettext_lazy, ngettext_lazy
 
 from portal.assurance.client import Credentials
 from portal.intake import uploads
@@ -16,8 +17,17 @@ from portal.jobs.tasks import JobTask, Progress, ResultFile
 
 
 class UploadTask(JobTask):
-    counted = "rows read"
-    running = "recording"
+    running = gettext_lazy("recording")
+    counted_running = ngettext_lazy(
+        "recording, %(done)s of %(total)s rows read",
+        "recording, %(done)s of %(total)s rows read",
+        "total",
+    )
+    counted_failed = ngettext_lazy(
+        "failed, %(done)s of %(total)s rows read",
+        "failed, %(done)s of %(total)s rows read",
+        "total",
+    )
     outcome_template = "intake/upload_outcome.html"
 
     def outcome(self, job: Job) -> dict[str, Any] | None:

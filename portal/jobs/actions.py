@@ -14,6 +14,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from portal.accounts import credentials, preferences
 from portal.accounts.session import user_credentials
@@ -81,7 +82,7 @@ def cancel(job: Job) -> bool:
     had ended."""
     now = timezone.now()
     changed = Job.objects.filter(pk=job.pk, state__in=(Job.State.QUEUED, Job.State.RUNNING))
-    ended = changed.update(state=Job.State.CANCELLED, credential="", message="Cancelled.",
+    ended = changed.update(state=Job.State.CANCELLED, credential="", message=_("Cancelled."),
                            finished=now, touched=now, expires=expiry(now))  # fmt: skip
     return bool(ended)
 

@@ -11,6 +11,8 @@ from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 
 def result_storage() -> Storage:
@@ -31,17 +33,19 @@ def expiry(ended: datetime) -> datetime:
 
 class Job(models.Model):
     class State(models.TextChoices):
-        QUEUED = "queued", "Waiting to start"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+        QUEUED = "queued", pgettext_lazy("job state", "Waiting to start")
+        RUNNING = "running", pgettext_lazy("job state", "Running")
+        DONE = "done", pgettext_lazy("job state", "Done")
+        FAILED = "failed", pgettext_lazy("job state", "Failed")
+        CANCELLED = "cancelled", pgettext_lazy("job state", "Cancelled")
 
     ENDED = (State.DONE, State.FAILED, State.CANCELLED)
 
     kind = models.CharField(max_length=64)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    title = models.CharField(max_length=200, help_text="What the job makes, for people.")
+    title = models.CharField(
+        max_length=200, help_text=gettext_lazy("What the job makes, for people.")
+    )
     state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
@@ -101,6 +105,15 @@ class Job(models.Model):
         return f"{self.state}.{self.done}.{self.total}.{zlib.crc32(self.message.encode()):x}"
 
     @property
+    def progress(self) -> str:
+        """What the job's progress says of it, after its title: "running, 12 of 30 made" (its
+        kind's words, JobTask.progress_of)."""
+        task = self.task
+        if task is None:  # a kind this portal no longer has
+            return self.get_state_display().lower()
+        return task.progress_of(self)
+
+    @property
     def has_ended(self) -> bool:
         return self.state in self.ENDED
 
@@ -117,7 +130,11 @@ class Job(models.Model):
         elapsed = (timezone.now() - self.started).total_seconds()
         seconds = round(elapsed / self.done * max(0, self.total - self.done))
         if seconds < 5:
-            return "a few seconds left"
+            return _("a few seconds left")
         if seconds < 90:
-            return f"about {(seconds + 4) // 5 * 5} seconds left"
-        return f"about {round(seconds / 60)} minutes left"
+            seconds = (seconds + 4) // 5 * 5
+            return ngettext("about %(seconds)s second left", "about %(seconds)s seconds left",
+                            seconds) % {"seconds": seconds}  # fmt: skip
+        minutes = round(seconds / 60)
+        return ngettext("about %(minutes)s minute left", "about %(minutes)s minutes left",
+                        minutes) % {"minutes": minutes}  # fmt: skip

@@ -36,6 +36,8 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, ngettext_lazy
 
 from portal.accounts import credentials, lockout
 from portal.assurance.client import BearerToken
@@ -46,7 +48,7 @@ from portal.operations import periodic, recording
 
 log = logging.getLogger(__name__)
 
-SIGN_IN_AGAIN = "Sign in again to finish this"
+SIGN_IN_AGAIN = gettext_lazy("Sign in again to finish this")
 # Our own parts out of reach for a moment (Redis restarting, the database failing over): the
 # job is tried again later rather than failed.
 PASSING_TROUBLES = (redis.ConnectionError, redis.TimeoutError, OperationalError, InterfaceError)
@@ -96,13 +98,20 @@ class JobTask(DjangoTask):
     acks_late = True
     reject_on_worker_lost = True
     max_retries = 30
-    do_not_call_in_templates = True  # a page reads the task's words (job.task.counted)
+    do_not_call_in_templates = True  # a page may read the task's words
     # A job's task is sent the job's id alone; its function is given the job, the credentials
     # and the progress by __call__, so Celery does not check what it is sent against it.
     typing = False
-    # What the job's steps are, as its progress says them: "12 of 30 made".
-    counted = "done"
-    # What its progress says of it while it runs, if not "running": "sending".
+    # What its progress says of it, after its title, while it runs with a count of its steps,
+    # and once it has failed with one: whole phrases for each kind ("running, 12 of 30 made"),
+    # the plural chosen by the total (progress_of).
+    counted_running = ngettext_lazy(
+        "running, %(done)s of %(total)s done", "running, %(done)s of %(total)s done", "total"
+    )
+    counted_failed = ngettext_lazy(
+        "failed, %(done)s of %(total)s done", "failed, %(done)s of %(total)s done", "total"
+    )
+    # What its progress says of it while it runs without a count, if not "running": "sending".
     running = ""
     # The audit trail's kind of event for a download of its file, if it records one.
     downloaded_event = ""
@@ -147,30 +156,46 @@ class JobTask(DjangoTask):
         except TryAgain as trouble:
             self._try_again_later(job, trouble)
         except SoftTimeLimitExceeded:
-            _fail(job, "This took too long and was stopped. Try again later.")
+            _fail(job, _("This took too long and was stopped. Try again later."))
         except Unavailable as unavailable:  # the client has logged the call
             log.warning("Job %s failed: %s", job_id, unavailable)
-            _fail(job, "The Assurance service did not answer. Try again in a few minutes.")
+            _fail(job, _("The Assurance service did not answer. Try again in a few minutes."))
         except Exception:
             log.exception("Job %s failed", job_id)
-            _fail(job, "Something went wrong while making this. Try again.")
+            _fail(job, _("Something went wrong while making this. Try again."))
         else:
             _finish(job, made)
 
     def _try_again_later(self, job: Job, trouble: TryAgain) -> None:
         tried = self.request.retries + 1
         if tried >= self.tries:
-            _fail(job, f"{trouble} Tried {tried} times; retry later.")
+            _fail(job, ngettext("%(trouble)s Tried %(tries)s times; retry later.",
+                                "%(trouble)s Tried %(tries)s times; retry later.",
+                                tried) % {"trouble": trouble, "tries": tried})  # fmt: skip
             return
         wait = self.first_wait * 2 ** (tried - 1)
         again = timezone.localtime() + timedelta(seconds=wait)
+        said = _("%(trouble)s Trying again at %(time)s.") % {
+            "trouble": trouble, "time": f"{again:%H:%M:%S}"
+        }  # fmt: skip
         Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
-            state=Job.State.QUEUED, message=f"{trouble} Trying again at {again:%H:%M:%S}."[:300],
-            touched=timezone.now(),
+            state=Job.State.QUEUED, message=said[:300], touched=timezone.now(),
         )  # fmt: skip
         raise self.retry(countdown=wait, max_retries=self.tries, exc=trouble)
 
     # What a kind may say of its jobs to the pages (portal.jobs.views), by overriding these.
+
+    def progress_of(self, job: Job) -> str:
+        """What the job's progress says of it after its title, in the kind's words: its count
+        while it runs or once it has failed ("running, 12 of 30 made"), else its state."""
+        counts = {"done": job.done, "total": job.total}
+        if job.total and job.state == Job.State.RUNNING:
+            return self.counted_running % counts
+        if job.total and job.state == Job.State.FAILED:
+            return self.counted_failed % counts
+        if job.state == Job.State.RUNNING and self.running:
+            return str(self.running)
+        return job.get_state_display().lower()
 
     def download_address(self, job: Job) -> str | None:
         """Where the job's file is downloaded, if not at the job's own address: an address that
@@ -190,7 +215,13 @@ class MailingTask(JobTask):
     """A job that hands mail to the mail server: tried again as the portal's mail is
     (PORTAL_MAIL_TRIES, PORTAL_MAIL_RETRY_SECONDS)."""
 
-    running = "sending"
+    running = gettext_lazy("sending")
+    counted_running = ngettext_lazy(
+        "sending, %(done)s of %(total)s sent", "sending, %(done)s of %(total)s sent", "total"
+    )
+    counted_failed = ngettext_lazy(
+        "failed, %(done)s of %(total)s sent", "failed, %(done)s of %(total)s sent", "total"
+    )
 
     @property
     def tries(self) -> int:
@@ -258,7 +289,7 @@ def _fail(job: Job, message: str, *, needs_sign_in: bool = False) -> None:
 
 
 def _stop_for_sign_in(job: Job) -> None:
-    _fail(job, SIGN_IN_AGAIN, needs_sign_in=True)
+    _fail(job, str(SIGN_IN_AGAIN), needs_sign_in=True)
 
 
 class ProgressRecorder:

@@ -19,6 +19,7 @@ from django.db.models import QuerySet
 from django.db.models.fields.files import FieldFile
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import ngettext_lazy
 
 from portal.assurance import codec, records
 from portal.assurance.client import Credentials
@@ -86,7 +87,12 @@ BATCH_STOPPED = {
 
 
 class BatchTask(JobTask):
-    counted = "made"
+    counted_running = ngettext_lazy(
+        "running, %(done)s of %(total)s made", "running, %(done)s of %(total)s made", "total"
+    )
+    counted_failed = ngettext_lazy(
+        "failed, %(done)s of %(total)s made", "failed, %(done)s of %(total)s made", "total"
+    )
     outcome_template = "passports/batch_outcome.html"
 
     def outcome(self, job: Job) -> dict[str, Any]:
@@ -160,7 +166,14 @@ ZIP, PDF = "zip", "pdf"
 
 
 class ExportTask(JobTask):
-    counted = "exported"
+    counted_running = ngettext_lazy(
+        "running, %(done)s of %(total)s exported",
+        "running, %(done)s of %(total)s exported",
+        "total",
+    )
+    counted_failed = ngettext_lazy(
+        "failed, %(done)s of %(total)s exported", "failed, %(done)s of %(total)s exported", "total"
+    )
     downloaded_event = audit.Kind.EXPORT_DOWNLOADED
 
 
@@ -237,7 +250,14 @@ def pdf_job_key(short_code: str) -> str:
 
 
 class MailTask(MailingTask):
-    counted = "attached"
+    counted_running = ngettext_lazy(
+        "sending, %(done)s of %(total)s attached",
+        "sending, %(done)s of %(total)s attached",
+        "total",
+    )
+    counted_failed = ngettext_lazy(
+        "failed, %(done)s of %(total)s attached", "failed, %(done)s of %(total)s attached", "total"
+    )
     outcome_template = "passports/mail_outcome.html"
 
     def outcome(self, job: Job) -> dict[str, Any]:

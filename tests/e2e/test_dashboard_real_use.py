@@ -35,7 +35,7 @@ from django.core.management import call_command
 from django.utils import timezone
 from playwright.sync_api import BrowserContext, Download, Page, Request, Response, expect
 
-from portal.accounts.views import LOCKED_TO_NEW, UNAVAILABLE
+from portal.accounts.refusals import LOCKED_TO_NEW, UNAVAILABLE
 from portal.assurance import service
 from portal.lib.env import database_label
 from scripts import servers

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from portal.accounts.views import LOCKED, WRONG
+from portal.accounts.refusals import LOCKED_ACCOUNT, WRONG
 from tests.e2e.conftest import GROWER, assert_accessible, sign_in, submit_sign_in
 from tests.portal.accounts.helpers import replace_view
 
@@ -54,8 +54,7 @@ def test_an_attempt_at_a_locked_account_from_its_address_is_turned_away_with_429
     page: Page, portal_url: str, settings, fresh_lockouts, upstream_tokens: list[str]
 ):
     settings.AXES_FAILURE_LIMIT = 1
-    subject = "Sign-in to this account from your address"
-    locked = LOCKED.format(subject=subject, duration="about 15 minutes")
+    locked = LOCKED_ACCOUNT % {"duration": "about 15 minutes"}
     sign_in(page, portal_url, "grower", "not-the-password")
     summary = page.locator(".error-summary")
     expect(summary).to_have_text(f"{WRONG} {locked}")

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from portal.accounts.views import FAILED, LOCKED_TO_NEW, TRIES_LEFT_TO_NEW, WRONG
+from portal.accounts.refusals import FAILED, LOCKED_TO_NEW, WRONG
 from portal.assurance import service
 from portal.assurance.client import AssuranceClient
 from tests.e2e.conftest import (
@@ -72,7 +72,10 @@ def test_wrong_passwords_say_how_many_tries_are_left_and_when_they_are_used_up(
     assert_accessible(page)
 
     submit_sign_in(page, "grower", "still-not-the-password")
-    expect(summary).to_have_text(f"{WRONG} {TRIES_LEFT_TO_NEW.format(tries='one more try')}")
+    expect(summary).to_have_text(
+        f"{WRONG} You have one more try before only passwords that have worked here before are "
+        "accepted."
+    )
     submit_sign_in(page, "grower", "nor-this-one")  # the service warns: the portal stops here
     expect(summary).to_have_text(f"{WRONG} {LOCKED_TO_NEW}")
     assert_accessible(page)

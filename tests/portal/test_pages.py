@@ -118,7 +118,7 @@ class TestMemberships:
         assert content.count('class="membership"') == 2
         assert "Hollowfield Farms Ltd" in content
         assert "Wenham Grange Partnership" in content
-        assert content.count('<span class="status status-valid">Valid</span>') == 2
+        assert content.count('<span class="status status-valid" lang="en">Valid</span>') == 2
 
     def test_with_htmx_it_returns_only_the_fragment(self, client, upstream_sandbox):
         sign_in(client, "grower")
@@ -165,8 +165,8 @@ class TestMemberships:
     def test_it_shows_a_lapsed_membership_as_not_valid(self, client, upstream_sandbox):
         sign_in(client, "lapsed")
         content = client.get("/memberships/").content.decode()
-        assert '<span class="status status-invalid">Suspended</span>' in content
-        assert '<span class="status status-invalid">Expired</span>' in content
+        assert '<span class="status status-invalid" lang="en">Suspended</span>' in content
+        assert '<span class="status status-invalid" lang="en">Expired</span>' in content
 
 
 class TestErrorPages:

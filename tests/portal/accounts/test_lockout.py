@@ -20,13 +20,12 @@ from django.db import connection
 from django.test import Client
 
 from portal.accounts import verifiers
-from portal.accounts.views import (
+from portal.accounts.refusals import (
     FAILED,
-    LOCKED,
-    LOCKED_BY_SERVICE,
+    LOCKED_ACCOUNT,
+    LOCKED_BY_SERVICE_FROM_ADDRESS,
+    LOCKED_FROM_ADDRESS,
     LOCKED_TO_NEW_FROM_ADDRESS,
-    TRIES_LEFT,
-    TRIES_LEFT_TO_NEW_FROM_ADDRESS,
     WRONG,
 )
 from portal.assurance.client import AssuranceClient
@@ -43,7 +42,6 @@ from tests.portal.passports.helpers import within_one_window
 
 pytestmark = pytest.mark.django_db
 
-THIS_ACCOUNT = "sign-in to this account from your address"
 FIVE_USERNAMES = ["grower", "lapsed", "haulier", "nobody", "grower@example.com"]
 
 
@@ -63,8 +61,8 @@ def neighbour(client_address: str) -> str:
     return client_address.replace("198.51.", "198.18.", 1)  # no other test's
 
 
-def locked(subject: str = THIS_ACCOUNT, duration: str = "about 15 minutes") -> str:
-    return LOCKED.format(subject=subject.capitalize(), duration=duration)
+def locked(said: str = LOCKED_ACCOUNT, duration: str = "about 15 minutes") -> str:
+    return said % {"duration": duration}
 
 
 def test_three_failures_lock_that_username_from_that_address_and_nobody_else(
@@ -76,8 +74,9 @@ def test_three_failures_lock_that_username_from_that_address_and_nobody_else(
     answers = [sign_in_from(client, stranger, "grower", "not-the-password") for _ in range(8)]
 
     assert [a.status_code for a in answers] == [400] * 3 + [429] * 5
-    one_more = TRIES_LEFT.format(
-        tries="one more try", subject=THIS_ACCOUNT, duration="about 15 minutes"
+    one_more = (
+        "You have one more try before sign-in to this account from your address is locked "
+        "for about 15 minutes."
     )
     assert [error_summary(a) for a in answers] == [
         FAILED,
@@ -99,10 +98,11 @@ def test_failures_of_many_usernames_from_one_address_stop_before_the_service_loc
     ]
 
     assert [a.status_code for a in answers] == [400] * 3 + [429] * 5
-    for_now = LOCKED_TO_NEW_FROM_ADDRESS.format(duration="about 15 minutes")
+    for_now = LOCKED_TO_NEW_FROM_ADDRESS % {"duration": "about 15 minutes"}
     assert [error_summary(a) for a in answers] == [
         FAILED,
-        f"{WRONG} {TRIES_LEFT_TO_NEW_FROM_ADDRESS.format(tries='one more try')}",
+        f"{WRONG} You have one more try before only passwords that have worked here before are "
+        "accepted from your address.",
         f"{WRONG} {for_now}",
         *[for_now] * 5,
     ]
@@ -210,9 +210,7 @@ class TestTheServicesLockout:
 
         response = sign_in_from(client, stranger, "lapsed")
         assert response.status_code == 429
-        assert error_summary(response) == LOCKED_BY_SERVICE.format(
-            whose="from your address", duration="about 15 minutes"
-        )
+        assert error_summary(response) == locked(LOCKED_BY_SERVICE_FROM_ADDRESS, "about 15 minutes")
         return client
 
     def test_it_is_remembered_and_the_service_not_asked_again(self, locked, stranger):
@@ -307,6 +305,6 @@ def test_attempts_of_any_kind_from_one_address_are_paced_before_any_password_is_
         with upstream_calls() as calls:
             refused = sign_in_from(client, stranger, "grower")  # even the right password
     assert refused.status_code == 429
-    assert error_summary(refused) == locked("sign-in from your address", "about a minute")
+    assert error_summary(refused) == locked(LOCKED_FROM_ADDRESS, "about a minute")
     assert calls == [] and checked == []  # neither the service nor a hash was asked
     assert sign_in_from(client, neighbour, "grower").status_code == 302  # another address

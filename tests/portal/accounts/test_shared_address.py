@@ -16,7 +16,7 @@ import pytest
 from django.test import Client
 
 from portal.accounts import verifiers
-from portal.accounts.views import FAILED, LOCKED_TO_NEW, TRIES_LEFT_TO_NEW, WRONG
+from portal.accounts.refusals import FAILED, LOCKED_TO_NEW, WRONG
 from portal.assurance.service import client as portal_client
 from tests.conftest import Sandbox, start_sandbox, stop_sandbox
 from tests.portal.accounts.helpers import (
@@ -77,7 +77,8 @@ def test_a_strangers_failures_never_lock_out_a_user_who_signed_in_before(
     assert [a.status_code for a in answers] == [400] * 3 + [429] * 5
     assert [error_summary(a) for a in answers] == [
         FAILED,
-        f"{WRONG} {TRIES_LEFT_TO_NEW.format(tries='one more try')}",
+        f"{WRONG} You have one more try before only passwords that have worked here before are "
+        "accepted.",
         f"{WRONG} {LOCKED_TO_NEW}",
         *[LOCKED_TO_NEW] * 5,
     ]

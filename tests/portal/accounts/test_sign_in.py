@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 
 from portal.accounts import credentials
-from portal.accounts.views import FAILED, LOCKED_TO_NEW, WRONG
+from portal.accounts.refusals import FAILED, LOCKED_TO_NEW, WRONG
 from portal.assurance import service
 from portal.assurance.client import AssuranceClient
 from portal.assurance.errors import AuthenticationFailed, LockoutActive, Unavailable
