@@ -132,6 +132,9 @@ class Mailing(models.Model):
     # Set once the mail server has taken the mail: a job run again sends nothing then.
     sent = models.DateTimeField(null=True, blank=True)
     message_id = models.CharField(max_length=200, blank=True)
+    # The language the mail is written in, as its sender chose: its recipient (a haulier, a
+    # buyer's office) has no account whose choice the portal knows.
+    language = models.CharField(max_length=8, default="en-gb")
 
     class Meta:
         ordering = ["-created", "-pk"]

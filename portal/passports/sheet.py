@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
 from portal.assurance import records
 from portal.assurance.passport_fields import (
     FIELDS,
@@ -31,14 +34,14 @@ IN_BRIEF = tuple(
     FIELDS[name]
     for name in ("crop_type", "variety", "loading_date", "harvest_year", "haulier_company_name")
 )
-NOT_GIVEN = "Not given"
-BY_HAND = "To complete by hand"
+NOT_GIVEN = _("Not given")
+BY_HAND = _("To complete by hand")
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    label: str
-    value: str
+    label: str | Promise
+    value: str | Promise
     by_hand: bool = False  # an optional value of section 1 left empty
 
 
@@ -53,7 +56,7 @@ class Sheet:
     sections: list[Section]
 
     @property
-    def to_complete(self) -> list[str]:
+    def to_complete(self) -> list[str | Promise]:
         """The labels of section 1's fields to complete by hand before collection."""
         return [row.label for section in self.sections for row in section.rows if row.by_hand]
 
