@@ -24,6 +24,7 @@ from enum import StrEnum
 from django.utils.dates import MONTHS
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from portal.assurance import codec, records
 
@@ -61,6 +62,20 @@ TREATMENT_OPTIONS = {
 }
 NONE_INDICATED = _("None indicated")
 
+# The statuses the service gives a claim, as a page writes them; any other as it is given.
+STATUSES = {
+    "Valid": pgettext_lazy("an assurance claim's status", "Valid"),
+    "Grace": pgettext_lazy("an assurance claim's status", "Grace"),
+    "Expired": pgettext_lazy("an assurance claim's status", "Expired"),
+    "Suspended": pgettext_lazy("an assurance claim's status", "Suspended"),
+    "Withdrawn": pgettext_lazy("an assurance claim's status", "Withdrawn"),
+}
+
+
+def status_written(status: object) -> str:
+    """A claim's status as a page writes it, in the language in use."""
+    return str(STATUSES.get(str(status), status)) if status else ""
+
 
 @dataclass(frozen=True, slots=True)
 class PassportField:
@@ -89,6 +104,8 @@ class PassportField:
             return f"{option}: {TREATMENT_OPTIONS[option]}" if option in TREATMENT_OPTIONS else ""
         if isinstance(value, float):
             return codec.format_number(value)
+        if self.name == "status":
+            return status_written(str(value).strip())
         return str(value).strip()
 
 

@@ -10,6 +10,7 @@ from django import forms
 from django.conf import settings
 from django.core.validators import MaxValueValidator, RegexValidator
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.functional import Promise, lazy
 from django.utils.text import format_lazy
 from django.utils.translation import gettext, ngettext, ngettext_lazy
@@ -471,6 +472,38 @@ class Option:
     record: Any
     usable: bool
     checked: bool
+
+    @property
+    def why(self) -> str:
+        """Why a membership cannot be chosen: its claim's status, in a sentence."""
+        return why_not_usable(self.record)
+
+
+# Why no passport can be made for a membership whose claim is not valid, by its status.
+NOT_USABLE = {
+    "": _("The assurance claim is not valid, so no passport can be made for this membership now."),
+    "Suspended": _("The assurance claim is suspended, so no passport can be made for this "
+                   "membership now."),
+    "Withdrawn": _("The assurance claim is withdrawn, so no passport can be made for this "
+                   "membership now."),
+}  # fmt: skip
+
+
+def why_not_usable(membership: records.Membership) -> str:
+    """Why no passport can be made for `membership` now, in a sentence."""
+    status = membership.status or ""
+    if status == "Expired":
+        if membership.expiry_date:
+            return gettext("The certificate expired on %(day)s, so no passport can be made for "
+                           "this membership now.") % {
+                "day": date_format(membership.expiry_date, "DATE_FORMAT")
+            }  # fmt: skip
+        return gettext("The certificate expired, so no passport can be made for this membership "
+                       "now.")  # fmt: skip
+    if status in NOT_USABLE:
+        return str(NOT_USABLE[status])
+    return gettext("The assurance claim is %(status)s, so no passport can be made for this "
+                   "membership now.") % {"status": status.lower()}  # fmt: skip
 
 
 def _by_guid[T](items: list[T], attribute: str, guid: str | None) -> T | None:

@@ -43,6 +43,7 @@ class Row:
     label: str | Promise
     value: str | Promise
     by_hand: bool = False  # an optional value of section 1 left empty
+    in_english: bool = False  # text as the service gives it (names, crops): `lang="en"`
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +74,13 @@ def in_brief(passport: object) -> list[Row]:
     return [row for row in rows if row.value]
 
 
+AS_GIVEN = (Kind.TEXT, Kind.LINES)
+
+
 def _row(field: PassportField, value: object) -> Row:
     shown = field.shown(value)
     if shown:
-        return Row(field.label, shown)
+        return Row(field.label, shown, in_english=field.kind in AS_GIVEN and field.name != "status")
     if field.part == LOAD:
         return Row(field.label, BY_HAND, by_hand=True)
     return Row(field.label, NONE_INDICATED if field.kind == Kind.TREATMENT else NOT_GIVEN)
