@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import zipfile
 
 import openpyxl
 import pytest
@@ -53,9 +54,10 @@ def test_the_create_form_is_in_welsh_under_cy(grower):
     assert "Nid oes unrhyw driniaeth ar ôl y cynhaeaf wedi’i rhoi i’r grawn hwn." in page
     assert "Create a crop passport" not in page and "The load" not in page
     # What the service sends stays as it sends it, in English, marked so.
-    assert '<strong lang="en">Hollowfield Farms Ltd</strong>' in grower.get(
-        "/cy/passports/new"
-    ).content.decode()
+    assert (
+        '<strong lang="en">Hollowfield Farms Ltd</strong>'
+        in grower.get("/cy/passports/new").content.decode()
+    )
 
 
 def test_a_bad_value_is_said_beside_its_field_in_welsh(grower):
@@ -143,7 +145,7 @@ def manifests(job: Job) -> tuple[list[list[str]], list[tuple], str]:
     """The export's CSV rows and XLSX rows (headings first), and its sheet's name."""
     assert job.state == Job.State.DONE, job.message
     with job.result.open("rb") as result:
-        archive = __import__("zipfile").ZipFile(io.BytesIO(result.read()))
+        archive = zipfile.ZipFile(io.BytesIO(result.read()))
     rows = list(csv.reader(io.StringIO(archive.read("passports.csv").decode("utf-8-sig"))))
     book = openpyxl.load_workbook(io.BytesIO(archive.read("passports.xlsx")))
     return rows, list(book.active.iter_rows(values_only=True)), book.active.title
@@ -157,16 +159,20 @@ def exported_from(grower, prefix: str, code: str) -> Job:
     return run(job)
 
 
+WELSH_HEADINGS = ["CodByr", "GUIDAelodaeth", "GUIDSafle", "GUIDStorfa", "EnwBusnes",
+                  "CyfeiriadCasglu", "MathCnwd", "Amrywogaeth"]  # fmt: skip
+ENGLISH_HEADINGS = ["ShortCode", "MembershipGUID", "SiteGUID", "StoreGUID", "BusinessName",
+                    "CollectionAddress", "CropType", "Variety"]  # fmt: skip
+
+
 def test_an_export_from_a_welsh_page_has_welsh_headings_and_the_same_values(grower):
     code = made_with_the_form(grower, crop_type="Wheat")
     welsh_csv, welsh_xlsx, welsh_sheet = manifests(exported_from(grower, "/cy", code))
     Job.objects.filter(kind=passport_export.name).delete()
     english_csv, english_xlsx, english_sheet = manifests(exported_from(grower, "", code))
 
-    assert welsh_csv[0][:8] == ["CodByr", "GUIDAelodaeth", "GUIDSafle", "GUIDStorfa",
-                                "EnwBusnes", "CyfeiriadCasglu", "MathCnwd", "Amrywogaeth"]  # fmt: skip
-    assert english_csv[0][:8] == ["ShortCode", "MembershipGUID", "SiteGUID", "StoreGUID",
-                                  "BusinessName", "CollectionAddress", "CropType", "Variety"]  # fmt: skip
+    assert welsh_csv[0][:8] == WELSH_HEADINGS
+    assert english_csv[0][:8] == ENGLISH_HEADINGS
     assert list(welsh_xlsx[0]) == welsh_csv[0] and list(english_xlsx[0]) == english_csv[0]
     assert welsh_csv[1:] == english_csv[1:] and welsh_xlsx[1:] == english_xlsx[1:]
     assert dict(zip(welsh_csv[0], welsh_csv[1], strict=True))["MathCnwd"] == "Wheat"
