@@ -19,7 +19,7 @@ from django.db.models import QuerySet
 from django.db.models.fields.files import FieldFile
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from portal.assurance import codec, records
@@ -49,7 +49,7 @@ from portal.operations import recording
 from portal.passports import announcing, mail_message, making, manifests, packing
 from portal.passports.models import Mailing, Passport
 
-CLAIM_NOT_VALID = _(
+CLAIM_NOT_VALID = gettext_noop(
     "The Assurance service gives no PDF of this passport while its membership's assurance "
     "claim is not valid."
 )
@@ -68,7 +68,7 @@ def passport_pdf(job: Job, credentials: Credentials, progress: Progress) -> Resu
     try:
         content = client().passport_pdf(credentials, short_code)
     except StatusNotValid:
-        raise WorkFailed(str(CLAIM_NOT_VALID)) from None
+        raise WorkFailed(gettext(CLAIM_NOT_VALID)) from None
     return ResultFile(f"passport-{short_code}.pdf", "application/pdf", content)
 
 
