@@ -6,13 +6,15 @@ None carries a credential: messages come from the upstream's error body or from 
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
+
 from portal.assurance import records
 
 
 class AssuranceError(Exception):
     """A call to the Assurance service did not give what was asked for."""
 
-    default_message = "The Assurance service could not do this."
+    default_message = _("The Assurance service could not do this.")
 
     def __init__(
         self,
@@ -23,7 +25,8 @@ class AssuranceError(Exception):
         errors: list[records.ErrorItem] | None = None,
         operation: str | None = None,
     ) -> None:
-        self.message = message or self.default_message
+        # The default in the language in use where it was raised (a page's, a job's).
+        self.message = message or str(self.default_message)
         self.status = status
         self.code = code
         self.errors = errors or []
@@ -47,47 +50,47 @@ class AssuranceError(Exception):
 
 
 class AuthenticationFailed(AssuranceError):
-    default_message = "The username or password is incorrect."
+    default_message = _("The username or password is incorrect.")
 
 
 class LockoutWarning(AuthenticationFailed):
     """A failed sign-in after which one or two more failures lock the address out."""
 
-    default_message = (
+    default_message = _(
         "The username or password is incorrect, and one more failure may lock sign-in for a while."
     )
 
 
 class LockoutActive(AssuranceError):
-    default_message = "Sign-in is locked for a while after repeated failures."
+    default_message = _("Sign-in is locked for a while after repeated failures.")
 
 
 class AuthenticationRequired(AssuranceError):
     """No credentials, or ones that expired or were revoked: sign in again."""
 
-    default_message = "Your sign-in has ended; sign in again."
+    default_message = _("Your sign-in has ended; sign in again.")
 
 
 class NotAContact(AssuranceError):
-    default_message = "You are not a registered contact of this membership, site or store."
+    default_message = _("You are not a registered contact of this membership, site or store.")
 
 
 class NotFound(AssuranceError):
-    default_message = "The Assurance service has no such thing."
+    default_message = _("The Assurance service has no such thing.")
 
 
 class StatusNotValid(AssuranceError):
-    default_message = "The assurance claim of this membership is not valid now."
+    default_message = _("The assurance claim of this membership is not valid now.")
 
 
 class ValidationFailed(AssuranceError):
-    default_message = "The Assurance service refused some of the values sent."
+    default_message = _("The Assurance service refused some of the values sent.")
 
 
 class Unavailable(AssuranceError):
     """The service could not be reached, timed out, or answered 5xx or 429."""
 
-    default_message = "The Assurance service cannot be reached just now."
+    default_message = _("The Assurance service cannot be reached just now.")
 
     def __init__(self, message: str | None = None, *, retry_after: float | None = None, **kw):
         super().__init__(message, **kw)
@@ -97,7 +100,7 @@ class Unavailable(AssuranceError):
 class UnexpectedResponse(AssuranceError):
     """An answer that does not parse, is too large, or is not what was asked for."""
 
-    default_message = "The Assurance service gave an answer that could not be read."
+    default_message = _("The Assurance service gave an answer that could not be read.")
 
 
 _BY_CODE: dict[str, type[AssuranceError]] = {

@@ -11,6 +11,8 @@ from enum import Enum
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from portal.accounts.session import user_credentials
 from portal.assurance import records
@@ -24,15 +26,29 @@ from portal.passports.models import Passport
 class Refusal(Enum):
     """Why a code was not added, in the words the form says beside it."""
 
-    TOO_MANY_LOOK_UPS = "Too many passports looked up from here just now: try again in a minute."
-    UNKNOWN = (
+    TOO_MANY_LOOK_UPS = "too_many_look_ups"
+    UNKNOWN = "unknown"
+    CLAIM_NOT_VALID = "claim_not_valid"
+
+    @property
+    def said(self) -> str:
+        """What the form says beside the code."""
+        return str(REFUSED[self])
+
+
+REFUSED = {
+    Refusal.TOO_MANY_LOOK_UPS: _(
+        "Too many passports looked up from here just now: try again in a minute."
+    ),
+    Refusal.UNKNOWN: _(
         "No passport of your business has that short code. Check the code on the passport and "
         "try again."
-    )
-    CLAIM_NOT_VALID = (
+    ),
+    Refusal.CLAIM_NOT_VALID: _(
         "The Assurance service shows this passport to no one while its membership's assurance "
         "claim is not valid, so it cannot be added now."
-    )
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +61,10 @@ class Listed:
     @property
     def said(self) -> str:
         if self.added_now:
-            return f"Passport {self.passport.short_code} is added to your business's list."
-        return f"Passport {self.passport.short_code} is listed already."
+            return gettext("Passport %(code)s is added to your business's list.") % {
+                "code": self.passport.short_code
+            }
+        return gettext("Passport %(code)s is listed already.") % {"code": self.passport.short_code}
 
 
 def add_by_code(request: HttpRequest, short_code: str) -> Listed | Refusal:

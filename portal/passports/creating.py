@@ -12,6 +12,7 @@ from django.core.cache import cache
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from portal.assurance.errors import (
     AssuranceError,
@@ -29,18 +30,18 @@ DRAFT_SECONDS = 24 * 60 * 60
 
 # The service's refusals the form says in words of its own; any other is UNANSWERED.
 REFUSALS = {
-    NotAContact: (
+    NotAContact: _(
         "The Assurance service says you are not a registered contact of this membership, or "
         "that the site or store is not one of its own. Check your choices and send the form "
         "again; if the membership should be yours, ask your certification body to add you as "
         "its contact."
     ),
-    StatusNotValid: (
+    StatusNotValid: _(
         "The assurance claim of this membership is not valid now, so no passport can be made "
         "for it. Your certification body can tell you why and what to do."
     ),
 }
-UNANSWERED = (
+UNANSWERED = _(
     "The Assurance service did not make the passport: it could not be reached or did not "
     "answer. Nothing you typed is lost: send the form again in a moment."
 )
@@ -111,7 +112,7 @@ def _batch(request: HttpRequest, form: PassportForm) -> Job:
     business_name = form.chosen_membership.business_name if form.chosen_membership else ""
     data = form.cleaned_data
     return batches.start(request, data["submission"], form.passport_request(), data["loads"],
-                         business_name or "your membership")  # fmt: skip
+                         business_name)  # fmt: skip
 
 
 def _where(passport: Passport | None, key: uuid.UUID) -> str:
@@ -130,7 +131,7 @@ def _refused(request: HttpRequest, form: PassportForm, error: AssuranceError) ->
     if isinstance(error, ValidationFailed) and error.field_errors:
         form.add_service_errors(error)
     else:
-        form.add_error(None, REFUSALS.get(type(error), UNANSWERED))
+        form.add_error(None, str(REFUSALS.get(type(error), UNANSWERED)))
     return form
 
 

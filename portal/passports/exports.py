@@ -14,6 +14,8 @@ import hashlib
 from django.conf import settings
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from portal.audit import events as audit
 from portal.jobs import actions
@@ -22,7 +24,7 @@ from portal.passports import listing
 from portal.passports.models import Passport
 from portal.passports.tasks import PDF, ZIP, passport_export
 
-FORMATS = {ZIP: "as a ZIP", PDF: "as one PDF to print"}
+FORMATS = (ZIP, PDF)
 
 
 def limit(fmt: str) -> int:
@@ -37,25 +39,29 @@ def ticked(passports: QuerySet[Passport], typed: list[str]) -> tuple[list[int], 
     found = listing.ticked(passports, typed)
     chosen = listing.ids_as_made(found.passports)
     if not typed:
-        return chosen, ("Nothing was exported: tick the passports to export, or export every "
-                        "one that matches the filters.")  # fmt: skip
+        return chosen, _("Nothing was exported: tick the passports to export, or export every "
+                         "one that matches the filters.")  # fmt: skip
     if len(chosen) != found.codes:
-        return chosen, ("Nothing was exported: some of the passports ticked are not among your "
-                        "business's passports. Tick them again from the list.")  # fmt: skip
+        return chosen, _("Nothing was exported: some of the passports ticked are not among your "
+                         "business's passports. Tick them again from the list.")  # fmt: skip
     return chosen, ""
 
 
 def refusal(fmt: str, count: int) -> str:
     """Why an export of `count` passports as `fmt` cannot be made, or ""."""
     if fmt not in FORMATS:
-        return "Nothing was exported: choose a ZIP of the passports, or one PDF to print."
+        return _("Nothing was exported: choose a ZIP of the passports, or one PDF to print.")
     if count == 0:
-        return "Nothing was exported: no passport matches the filters."
+        return _("Nothing was exported: no passport matches the filters.")
     if count > limit(fmt):
-        what = "One PDF to print" if fmt == PDF else "An export"
-        return (f"Nothing was exported: {what} takes at most {limit(fmt):,} passports, and "
-                f"these are {count:,}. Narrow the filters (a harvest year, or loading dates) "
-                "and export them in parts.")  # fmt: skip
+        numbers = {"limit": f"{limit(fmt):,}", "count": f"{count:,}"}
+        if fmt == PDF:
+            return _("Nothing was exported: One PDF to print takes at most %(limit)s passports, "
+                     "and these are %(count)s. Narrow the filters (a harvest year, or loading "
+                     "dates) and export them in parts.") % numbers  # fmt: skip
+        return _("Nothing was exported: An export takes at most %(limit)s passports, and these "
+                 "are %(count)s. Narrow the filters (a harvest year, or loading dates) and export "
+                 "them in parts.") % numbers  # fmt: skip
     return ""
 
 
@@ -64,7 +70,12 @@ def start(request: HttpRequest, fmt: str, passport_ids: list[int]) -> Job:
     exported): a new job, or theirs of the same passports and format under way or done; the
     asking recorded in the audit trail."""
     count = len(passport_ids)
-    title = f"{count:,} passport{'' if count == 1 else 's'} {FORMATS[fmt]}"
+    if fmt == PDF:
+        title = ngettext("%(count)s passport as one PDF to print",
+                         "%(count)s passports as one PDF to print", count)  # fmt: skip
+    else:
+        title = ngettext("%(count)s passport as a ZIP", "%(count)s passports as a ZIP", count)
+    title = title % {"count": f"{count:,}"}
     chosen = hashlib.sha256(",".join(map(str, passport_ids)).encode()).hexdigest()[:32]
     params = {"format": fmt, "passports": passport_ids}
     job = actions.start_job(request, passport_export, title, params,

@@ -10,6 +10,11 @@ from django import forms
 from django.conf import settings
 from django.core.validators import MaxValueValidator, RegexValidator
 from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.functional import Promise, lazy
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, ngettext, ngettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from portal.assurance import codec, records
 from portal.assurance.errors import AssuranceError
@@ -17,7 +22,6 @@ from portal.assurance.passport_fields import (
     FIELDS,
     LOAD,
     MYCOTOXINS,
-    NONE_INDICATED,
     PASSPORT_FIELDS,
     TREATMENT,
     TREATMENT_OPTIONS,
@@ -34,13 +38,13 @@ class LookUpForm(forms.Form):
     """The short code as typed; passports/code_form.html draws its input for a phone."""
 
     code = forms.CharField(
-        label="Short code",
-        help_text="8 to 12 letters and numbers, as on the passport: for example 7KXM4-QHT2W.",
+        label=_("Short code"),
+        help_text=_("8 to 12 letters and numbers, as on the passport: for example 7KXM4-QHT2W."),
         max_length=40,
         validators=[printable],
         error_messages={
-            "required": "Enter the passport's short code.",
-            "max_length": "A short code has 8 to 12 letters and numbers: check what you typed.",
+            "required": _("Enter the passport's short code."),
+            "max_length": _("A short code has 8 to 12 letters and numbers: check what you typed."),
         },
     )
 
@@ -50,33 +54,45 @@ class GateCheckForm(forms.Form):
     PORTAL_INTAKE_LIMIT entries, each counted once. Its page draws the text area itself."""
 
     codes = forms.CharField(
-        label="Short codes",
+        label=_("Short codes"),
         widget=forms.Textarea,
-        error_messages={"required": "Enter the short codes to check, one a line."},
+        error_messages={"required": _("Enter the short codes to check, one a line.")},
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.limit = settings.PORTAL_INTAKE_LIMIT
-        self.fields["codes"].help_text = (
-            f"Up to {self.limit} codes, as printed on the passports (for example 7KXM4-QHT2W): "
-            "one a line, or separated by spaces or commas."
-        )
+        self.fields["codes"].help_text = ngettext_lazy(
+            "Up to %(limit)s code, as printed on the passports (for example 7KXM4-QHT2W): "
+            "one a line, or separated by spaces or commas.",
+            "Up to %(limit)s codes, as printed on the passports (for example 7KXM4-QHT2W): "
+            "one a line, or separated by spaces or commas.",
+            "limit",
+        ) % {"limit": self.limit}
 
     def clean_codes(self) -> list[gate_check.Entry]:
         text = self.cleaned_data["codes"]
         if len(text) > self.limit * CHARACTERS_A_CODE:
             raise forms.ValidationError(
-                f"That is more text than {self.limit} codes take: check at most {self.limit} "
-                "codes at once, one a line."
+                ngettext(
+                    "That is more text than %(limit)s code takes: check at most %(limit)s code "
+                    "at once, one a line.",
+                    "That is more text than %(limit)s codes take: check at most %(limit)s "
+                    "codes at once, one a line.",
+                    self.limit,
+                )
+                % {"limit": self.limit}
             )
         entries = gate_check.listed(text)
         if not entries:
-            raise forms.ValidationError("Enter the short codes to check, one a line.")
+            raise forms.ValidationError(_("Enter the short codes to check, one a line."))
         if len(entries) > self.limit:
             raise forms.ValidationError(
-                f"That is {len(entries)} codes: at most {self.limit} can be checked at once. "
-                f"Check the first {self.limit}, then the rest."
+                gettext(
+                    "That is %(count)s codes: at most %(limit)s can be checked at once. Check "
+                    "the first %(limit)s, then the rest."
+                )
+                % {"count": len(entries), "limit": self.limit}
             )
         return entries
 
@@ -93,12 +109,13 @@ def harvest_year_of(day: date) -> str:
 
 
 HARVEST_BEGINS = 7  # July
+# The crops offered as the crop type is typed: values, as the service keeps them (in English).
 CROPS = ("Wheat", "Barley", "Oats", "Oilseed rape", "Beans", "Peas", "Linseed", "Rye")
-TREATMENT_CHOICES = [("", f"{NONE_INDICATED}: leave it to complete by hand")] + [
-    (option, f"{option}: {text}") for option, text in TREATMENT_OPTIONS.items()
+TREATMENT_CHOICES = [("", _("None indicated: leave it to complete by hand"))] + [
+    (option, format_lazy("{}: {}", option, text)) for option, text in TREATMENT_OPTIONS.items()
 ]
-NO_STORE = ("", "None: collected from the site")
-FOUR_DIGITS = "Enter the harvest year as four digits, for example 2026."
+NO_STORE = ("", _("None: collected from the site"))
+FOUR_DIGITS = _("Enter the harvest year as four digits, for example 2026.")
 TEXT = 200  # the longest text the service takes in a field
 # What a load can have (the service takes any): a harvest from 2000 to next year's, and dates
 # from the first of those harvests to a year from today. A date or year outside is a slip of
@@ -117,37 +134,63 @@ def passport_dates() -> tuple[date, date]:
     return date(FIRST_HARVEST, 1, 1), timezone.localdate() + AHEAD
 
 
-def _label(name: str) -> str:
+def _label(name: str) -> str | Promise:
     """The field's label, as the paper passport prints it."""
     return FIELDS[name].label
 
 
-def _text(name: str, help_text: str = "", **attrs: str) -> forms.CharField:
+def _too_long(label: str | Promise) -> str:
+    return gettext("%(label)s can be at most %(limit)s characters.") % {
+        "label": label, "limit": TEXT,
+    }  # fmt: skip
+
+
+def _text(name: str, help_text: str | Promise = "", **attrs: str) -> forms.CharField:
     label = _label(name)
     return forms.CharField(
         label=label, help_text=help_text, max_length=TEXT, required=False,
         widget=forms.TextInput(attrs=attrs), validators=[printable],
-        error_messages={"max_length": f"{label} can be at most {TEXT} characters."},
+        error_messages={"max_length": lazy(_too_long, str)(label)},
     )  # fmt: skip
+
+
+# Each date's errors, whole sentences: (not a date, outside the dates a load can have).
+DATE_ERRORS = {
+    "loading_date": (
+        _("Enter the loading date as a real date."),
+        _("Enter a loading date between %(first)s and %(last)s: no load can have another."),
+    ),
+    "post_harvest_treatment_date": (
+        _("Enter the treatment date as a real date."),
+        _("Enter a treatment date between %(first)s and %(last)s: no load can have another."),
+    ),
+    "don_test_date": (
+        _("Enter the DON test date as a real date."),
+        _("Enter a DON test date between %(first)s and %(last)s: no load can have another."),
+    ),
+    "zon_test_date": (
+        _("Enter the ZON test date as a real date."),
+        _("Enter a ZON test date between %(first)s and %(last)s: no load can have another."),
+    ),
+}
 
 
 def _date(name: str, help_text: str = "") -> forms.DateField:
-    label = _label(name)
+    invalid, outside = DATE_ERRORS[name]
     return AsciiDateField(
-        label=label, help_text=help_text, required=False,
+        label=_label(name), help_text=help_text, required=False,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
-        validators=[_within_passport_dates(label)],
-        error_messages={"invalid": f"Enter the {label.lower()} as a real date."},
+        validators=[_within_passport_dates(outside)],
+        error_messages={"invalid": invalid},
     )  # fmt: skip
 
 
-def _within_passport_dates(label: str) -> Callable[[date], None]:
+def _within_passport_dates(outside: str | Promise) -> Callable[[date], None]:
     def check(day: date) -> None:
         first, last = passport_dates()
         if not first <= day <= last:
             raise forms.ValidationError(
-                f"Enter a {label.lower()} between {day_written(first)} and "
-                f"{day_written(last)}: no load can have another."
+                str(outside) % {"first": day_written(first), "last": day_written(last)}
             )
 
     return check
@@ -159,7 +202,7 @@ class _PlainNumber:
     passports would show. `thousands`: a weight, which may be written as the portal shows it
     (41,200)."""
 
-    error_messages: dict[str, str]
+    error_messages: dict[str, str | Promise]
 
     def __init__(self, *args: Any, thousands: bool = False, **kwargs: Any) -> None:
         self.thousands = thousands
@@ -175,19 +218,19 @@ class _PlainNumber:
 
 
 class WholeNumberField(_PlainNumber, forms.IntegerField):
-    default_error_messages = {"invalid": "Enter a whole number in the digits 0 to 9, for example "
-                              "12."}  # fmt: skip
+    default_error_messages = {"invalid": _("Enter a whole number in the digits 0 to 9, for "
+                                            "example 12.")}  # fmt: skip
 
 
 class ScoreField(_PlainNumber, forms.DecimalField):
-    default_error_messages = {"invalid": "Enter a number in the digits 0 to 9, with a decimal "
-                              "point if it has one, for example 14.5."}  # fmt: skip
+    default_error_messages = {"invalid": _("Enter a number in the digits 0 to 9, with a decimal "
+                                            "point if it has one, for example 14.5.")}  # fmt: skip
 
 
 class _AsciiOnly:
     """A date or time in ASCII digits only: Django reads the digits of any script."""
 
-    error_messages: dict[str, str]
+    error_messages: dict[str, str | Promise]
 
     def to_python(self, value: Any) -> Any:
         if isinstance(value, str) and not value.isascii():
@@ -210,29 +253,31 @@ class PassportForm(forms.Form):
     # One key for each form shown: the service is asked once for each (views/create.py).
     submission = forms.CharField(widget=forms.HiddenInput, required=False)
     membership = forms.ChoiceField(
-        label="Membership", widget=forms.RadioSelect,
+        label=_("Membership"), widget=forms.RadioSelect,
         error_messages={
-            "required": "Choose the membership this load is assured under.",
-            "invalid_choice": "Choose one of your memberships whose assurance claim is valid now.",
+            "required": _("Choose the membership this load is assured under."),
+            "invalid_choice": _(
+                "Choose one of your memberships whose assurance claim is valid now."
+            ),
         },
     )  # fmt: skip
     site = forms.ChoiceField(
-        label="Site", widget=forms.RadioSelect,
-        help_text="Its address becomes the passport's collection address.",
+        label=_("Site"), widget=forms.RadioSelect,
+        help_text=_("Its address becomes the passport's collection address."),
         error_messages={
-            "required": "Choose the site the load is collected from.",
-            "invalid_choice": "Choose one of this membership's sites.",
+            "required": _("Choose the site the load is collected from."),
+            "invalid_choice": _("Choose one of this membership's sites."),
         },
     )  # fmt: skip
     store = forms.ChoiceField(
-        label="Grain store", required=False,
-        error_messages={"invalid_choice": "Choose one of this site's grain stores, or none."},
+        label=_("Grain store"), required=False,
+        error_messages={"invalid_choice": _("Choose one of this site's grain stores, or none.")},
     )  # fmt: skip
 
     # Section 1: the load
-    crop_type = _text("crop_type", "For example wheat or oilseed rape.", list="crops")
+    crop_type = _text("crop_type", _("For example wheat or oilseed rape."), list="crops")
     variety = _text("variety")
-    store_or_bin_name = _text("store_or_bin_name", "The store or bin the load comes out of.")
+    store_or_bin_name = _text("store_or_bin_name", _("The store or bin the load comes out of."))
     loading_date = _date("loading_date")
     harvest_year = forms.CharField(
         label=_label("harvest_year"), max_length=4, required=False,
@@ -241,16 +286,16 @@ class PassportForm(forms.Form):
         error_messages={"max_length": FOUR_DIGITS},
     )  # fmt: skip
     haulier_company_name = _text("haulier_company_name",
-                                 "The haulage company collecting the load.")  # fmt: skip
+                                 _("The haulage company collecting the load."))  # fmt: skip
     vehicle_registration = _text("vehicle_registration", autocapitalize="characters")
     trailer_number = _text("trailer_number")
     haulier_collection_ticket_no = _text("haulier_collection_ticket_no",
-                                         "As given by the haulier.")  # fmt: skip
+                                         _("As given by the haulier."))  # fmt: skip
 
     # Section 4: post-harvest treatment
     post_harvest_treatment_option = forms.ChoiceField(
         label=_label("post_harvest_treatment_option"), choices=TREATMENT_CHOICES,
-        required=False, widget=forms.RadioSelect, help_text="Tick one.",
+        required=False, widget=forms.RadioSelect, help_text=_("Tick one."),
     )  # fmt: skip
     post_harvest_treatment_date = _date("post_harvest_treatment_date")
     post_harvest_treatment_product = _text("post_harvest_treatment_product")
@@ -258,26 +303,27 @@ class PassportForm(forms.Form):
     # Section 5: mycotoxin risk
     don_risk_assessment_result = ScoreField(
         label=_label("don_risk_assessment_result"), required=False, min_value=0, max_digits=8,
-        decimal_places=2, help_text="The score of the deoxynivalenol (DON) risk assessment.",
+        decimal_places=2,
+        help_text=_("The score of the deoxynivalenol (DON) risk assessment."),
         widget=forms.NumberInput(attrs={"inputmode": "decimal", "step": "any"}),
         error_messages={
-            "invalid": "Enter the DON risk score as a number, for example 12.",
-            "min_value": "The DON risk score cannot be below 0.",
-            "max_digits": "Enter the DON risk score as a shorter number.",
-            "max_decimal_places": "Give the DON risk score to at most two decimal places.",
-            "max_whole_digits": "Enter the DON risk score as a shorter number.",
+            "invalid": _("Enter the DON risk score as a number, for example 12."),
+            "min_value": _("The DON risk score cannot be below 0."),
+            "max_digits": _("Enter the DON risk score as a shorter number."),
+            "max_decimal_places": _("Give the DON risk score to at most two decimal places."),
+            "max_whole_digits": _("Enter the DON risk score as a shorter number."),
         },
     )  # fmt: skip
     don_test_date = _date("don_test_date")
-    don_test_result = _text("don_test_result", "For example “below 200 ppb”.")
+    don_test_result = _text("don_test_result", _("For example “below 200 ppb”."))
     zon_test_date = _date("zon_test_date")
-    zon_test_result = _text("zon_test_result", "For example “below 50 ppb”.")
+    zon_test_result = _text("zon_test_result", _("For example “below 50 ppb”."))
 
     # How many identical passports the form makes: more than one is a batch, made by a job.
     loads = WholeNumberField(
-        label="How many loads", initial=1, min_value=1, required=False,
-        help_text="One passport is made for each load, all with the details above, each with a "
-        "short code of its own.",
+        label=_("How many loads"), initial=1, min_value=1, required=False,
+        help_text=_("One passport is made for each load, all with the details above, each with a "
+                    "short code of its own."),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )  # fmt: skip
 
@@ -318,10 +364,13 @@ class PassportForm(forms.Form):
         loads.validators.append(MaxValueValidator(limit))
         loads.widget.attrs.update(min="1", max=str(limit))
         loads.error_messages.update({
-            "invalid": "Give the number of loads as a whole number, for example 12.",
-            "min_value": "Make at least one passport.",
-            "max_value": f"At most {limit} passports can be made at once: make the rest in "
-            "another batch.",
+            "invalid": _("Give the number of loads as a whole number, for example 12."),
+            "min_value": _("Make at least one passport."),
+            "max_value": ngettext_lazy(
+                "At most %(limit)s passport can be made at once: make the rest in another batch.",
+                "At most %(limit)s passports can be made at once: make the rest in another batch.",
+                "limit",
+            ) % {"limit": limit},
         })  # fmt: skip
 
     def _value(self, name: str) -> str | None:
@@ -346,7 +395,8 @@ class PassportForm(forms.Form):
         years = harvest_years()
         if year and int(year) not in years:
             raise forms.ValidationError(
-                f"Enter a harvest year from {years[0]} to {years[-1]}: no load can be of another."
+                _("Enter a harvest year from %(first)s to %(last)s: no load can be of another.")
+                % {"first": years[0], "last": years[-1]}
             )
         return year
 
@@ -369,10 +419,14 @@ class PassportForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         if cleaned.get("post_harvest_treatment_option") == "B":
-            for name, what in (("post_harvest_treatment_date", "the date"),
-                               ("post_harvest_treatment_product", "the product")):  # fmt: skip
+            for name, said in (
+                ("post_harvest_treatment_date", _("Option B is a treatment: give the date it was "
+                                                  "treated.")),
+                ("post_harvest_treatment_product", _("Option B is a treatment: give the product it "
+                                                     "was treated.")),
+            ):  # fmt: skip
                 if not cleaned.get(name) and name not in self.errors:
-                    self.add_error(name, f"Option B is a treatment: give {what} it was treated.")
+                    self.add_error(name, str(said))
         return cleaned
 
     def passport_request(self) -> records.PassportRequest:
@@ -419,6 +473,38 @@ class Option:
     usable: bool
     checked: bool
 
+    @property
+    def why(self) -> str:
+        """Why a membership cannot be chosen: its claim's status, in a sentence."""
+        return why_not_usable(self.record)
+
+
+# Why no passport can be made for a membership whose claim is not valid, by its status.
+NOT_USABLE = {
+    "": _("The assurance claim is not valid, so no passport can be made for this membership now."),
+    "Suspended": _("The assurance claim is suspended, so no passport can be made for this "
+                   "membership now."),
+    "Withdrawn": _("The assurance claim is withdrawn, so no passport can be made for this "
+                   "membership now."),
+}  # fmt: skip
+
+
+def why_not_usable(membership: records.Membership) -> str:
+    """Why no passport can be made for `membership` now, in a sentence."""
+    status = membership.status or ""
+    if status == "Expired":
+        if membership.expiry_date:
+            return gettext("The certificate expired on %(day)s, so no passport can be made for "
+                           "this membership now.") % {
+                "day": date_format(membership.expiry_date, "DATE_FORMAT")
+            }  # fmt: skip
+        return gettext("The certificate expired, so no passport can be made for this membership "
+                       "now.")  # fmt: skip
+    if status in NOT_USABLE:
+        return str(NOT_USABLE[status])
+    return gettext("The assurance claim is %(status)s, so no passport can be made for this "
+                   "membership now.") % {"status": status.lower()}  # fmt: skip
+
 
 def _by_guid[T](items: list[T], attribute: str, guid: str | None) -> T | None:
     return next((item for item in items if guid and getattr(item, attribute) == guid), None)
@@ -437,41 +523,41 @@ class PassportFilters(forms.Form):
     is said beside its field and leaves the list unfiltered by it."""
 
     membership = forms.ChoiceField(
-        label="Membership", required=False,
-        error_messages={"invalid_choice": "Choose one of your memberships."},
+        label=_("Membership"), required=False,
+        error_messages={"invalid_choice": _("Choose one of your memberships.")},
     )  # fmt: skip
     site = forms.ChoiceField(
-        label="Site", required=False,
-        error_messages={"invalid_choice": "Choose one of your sites."},
+        label=_("Site"), required=False,
+        error_messages={"invalid_choice": _("Choose one of your sites.")},
     )  # fmt: skip
     crop = forms.CharField(label=_label("crop_type"), required=False, widget=forms.Select,
                            validators=[printable])  # fmt: skip
     year = forms.ChoiceField(
         label=_label("harvest_year"), required=False,
-        error_messages={"invalid_choice": "No passport of yours has that harvest year: choose one "
-                        "listed."},
+        error_messages={"invalid_choice": _("No passport of yours has that harvest year: choose "
+                                            "one listed.")},
     )  # fmt: skip
     loaded_from = AsciiDateField(
-        label="Loaded from", required=False,
+        label=_("Loaded from"), required=False,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
-        error_messages={"invalid": "Enter the first loading date as a real date."},
+        error_messages={"invalid": _("Enter the first loading date as a real date.")},
     )  # fmt: skip
     loaded_to = AsciiDateField(
-        label="Loaded to", required=False,
+        label=_("Loaded to"), required=False,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
-        error_messages={"invalid": "Enter the last loading date as a real date."},
+        error_messages={"invalid": _("Enter the last loading date as a real date.")},
     )  # fmt: skip
     code = forms.CharField(
-        label="Short code", required=False, max_length=20,
-        help_text="All of it or a part, for example QHT2W.", validators=[printable],
+        label=_("Short code"), required=False, max_length=20,
+        help_text=_("All of it or a part, for example QHT2W."), validators=[printable],
         widget=forms.TextInput(attrs={"autocapitalize": "characters", "autocomplete": "off",
                                       "spellcheck": "false"}),
-        error_messages={"max_length": "A short code has at most 12 letters and numbers."},
+        error_messages={"max_length": _("A short code has at most 12 letters and numbers.")},
     )  # fmt: skip
 
     decision = forms.ChoiceField(
-        label="Intake decision", required=False,
-        error_messages={"invalid_choice": "Choose one of the decisions listed."},
+        label=_("Intake decision"), required=False,
+        error_messages={"invalid_choice": _("Choose one of the decisions listed.")},
     )  # fmt: skip
 
     NAMES = ("membership", "site", "crop", "year", "loaded_from", "loaded_to", "code", "decision")
@@ -481,19 +567,20 @@ class PassportFilters(forms.Form):
     def __init__(self, data: Any, *, memberships: list[records.Membership], crops: list[str],
                  years: list[str]) -> None:  # fmt: skip
         super().__init__(data, label_suffix="")
-        self._offer("membership", "Every membership",
+        self._offer("membership", _("Every membership"),
                     [(m.membership_guid, m.business_name or m.membership_number)
                      for m in memberships])  # fmt: skip
-        self._offer("site", "Every site",
+        self._offer("site", _("Every site"),
                     [(s.site_guid, s.site_name or s.address) for m in memberships
                      for s in m.sites])  # fmt: skip
         self.crops = crops
-        self.fields["crop"].widget.choices = [("", "Every crop")] + [(c, c) for c in crops]
-        self._offer("year", "Every harvest", [(year, year) for year in years])
-        self._offer("decision", "Any decision",
-                    [*listing.decisions(), (listing.NO_RESULT, "No result yet")])  # fmt: skip
+        self.fields["crop"].widget.choices = [("", _("Every crop"))] + [(c, c) for c in crops]
+        self._offer("year", _("Every harvest"), [(year, year) for year in years])
+        self._offer("decision", _("Any decision"),
+                    [*listing.decisions(), (listing.NO_RESULT, _("No result yet"))])  # fmt: skip
 
-    def _offer(self, name: str, every: str, choices: list[tuple[str | None, str | None]]) -> None:
+    def _offer(self, name: str, every: str | Promise,
+               choices: list[tuple[str | None, str | Promise | None]]) -> None:  # fmt: skip
         """The field's choices, for checking what is sent and for the page's list to draw."""
         offered = [("", every), *((value or "", shown or "") for value, shown in choices)]
         self.fields[name].choices = offered
@@ -504,7 +591,7 @@ class PassportFilters(forms.Form):
         given = self.cleaned_data["crop"].strip()
         found = next((crop for crop in self.crops if crop.lower() == given.lower()), None)
         if given and found is None:
-            raise forms.ValidationError("No passport of yours has that crop: choose one listed.")
+            raise forms.ValidationError(_("No passport of yours has that crop: choose one listed."))
         return found or ""
 
     def clean_code(self) -> str:
@@ -513,8 +600,10 @@ class PassportFilters(forms.Form):
         typed = "".join(self.cleaned_data["code"].split()).upper().replace("-", "")
         if typed and not set(typed) <= set(codes.ALPHABET):
             raise forms.ValidationError(
-                "A short code has only letters and numbers (no 0, 1, I, L or O): check what "
-                "you typed."
+                _(
+                    "A short code has only letters and numbers (no 0, 1, I, L or O): check what "
+                    "you typed."
+                )
             )
         return typed
 
@@ -522,7 +611,7 @@ class PassportFilters(forms.Form):
         cleaned = super().clean()
         first, last = cleaned.get("loaded_from"), cleaned.get("loaded_to")
         if first and last and first > last:
-            self.add_error("loaded_to", "The last loading date is before the first.")
+            self.add_error("loaded_to", _("The last loading date is before the first."))
         return cleaned
 
     @property
@@ -539,13 +628,13 @@ class AddByCodeForm(forms.Form):
     """The short code of a passport made elsewhere, to add it to the business's list."""
 
     code = forms.CharField(
-        label="Short code", max_length=40, validators=[printable],
-        help_text="Of a passport made on paper or in another system, for example 7KXM4-QHT2W.",
+        label=_("Short code"), max_length=40, validators=[printable],
+        help_text=_("Of a passport made on paper or in another system, for example 7KXM4-QHT2W."),
         widget=forms.TextInput(attrs={"autocapitalize": "characters", "autocomplete": "off",
                                       "spellcheck": "false"}),
         error_messages={
-            "required": "Enter the passport's short code.",
-            "max_length": "A short code has 8 to 12 letters and numbers: check what you typed.",
+            "required": _("Enter the passport's short code."),
+            "max_length": _("A short code has 8 to 12 letters and numbers: check what you typed."),
         },
     )  # fmt: skip
 
@@ -553,7 +642,9 @@ class AddByCodeForm(forms.Form):
         short_code = codes.normalise(self.cleaned_data["code"])
         if short_code is None:
             raise forms.ValidationError(
-                "A short code has 8 to 12 letters and numbers (no 0, 1, I, L or O): check what "
-                "you typed."
+                _(
+                    "A short code has 8 to 12 letters and numbers (no 0, 1, I, L or O): check what "
+                    "you typed."
+                )
             )
         return short_code

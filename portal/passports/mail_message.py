@@ -3,7 +3,8 @@ passport's PDF attached, its short code, a few of its fields by their printed la
 in brief, portal.passports.sheet), who made it and when, its look-up address and QR code in the
 body, the business's name and who sent it; plain text and HTML, from the portal's address with
 the sender's for replies. Its Message-ID is the mailing's own, so that a mail sent again is
-known for the same."""
+known for the same. It is written in the language its sender chose on the form (its recipient,
+a haulier or a buyer's office, has no account whose choice the portal knows)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
 
+from portal.accounts.language import LANGUAGES
 from portal.passports.models import Mailing, Passport
 from portal.passports.sheet import Row, in_brief
 
@@ -42,8 +46,16 @@ def message_id(site: str) -> str:
 def mail_of(mailing: Mailing, fetched: list[tuple[Passport, bytes | None]], site: str) -> (
     EmailMultiAlternatives
 ):  # fmt: skip
-    """The mail of `mailing`, carrying the `fetched` passports with their PDFs; `site` is the
-    portal's address ("https://portal.example/"), for the look-up addresses."""
+    """The mail of `mailing`, carrying the `fetched` passports with their PDFs, written in the
+    language its sender chose; `site` is the portal's address ("https://portal.example/"), for
+    the look-up addresses."""
+    with translation.override(mailing.language):
+        return _mail_of(mailing, fetched, site)
+
+
+def _mail_of(mailing: Mailing, fetched: list[tuple[Passport, bytes | None]], site: str) -> (
+    EmailMultiAlternatives
+):  # fmt: skip
     carried = [_carried(passport, pdf, site, position) for position, (passport, pdf)
                in enumerate(fetched)]  # fmt: skip
     businesses = sorted({c.passport.business_name for c in carried if c.passport.business_name})
@@ -51,6 +63,7 @@ def mail_of(mailing: Mailing, fetched: list[tuple[Passport, bytes | None]], site
         "mailing": mailing, "carried": carried, "businesses": businesses,
         "sender": mailing.sender.get_username() if mailing.sender else "",
         "without_pdf": [c for c in carried if c.pdf is None],
+        "mail_language": LANGUAGES.get(mailing.language, LANGUAGES["en-gb"]).tag,
     }  # fmt: skip
     mail = EmailMultiAlternatives(
         subject=_subject(carried, businesses),
@@ -74,9 +87,15 @@ def _carried(passport: Passport, pdf: bytes | None, site: str, position: int) ->
 
 
 def _subject(carried: list[Carried], businesses: list[str]) -> str:
-    what = (f"Crop passport {carried[0].passport.short_code}" if len(carried) == 1
-            else f"{len(carried)} crop passports")  # fmt: skip
-    return f"{what} from {', '.join(businesses)}" if businesses else what
+    values = {"code": carried[0].passport.short_code, "count": len(carried),
+              "businesses": ", ".join(businesses)}  # fmt: skip
+    if len(carried) == 1:
+        if businesses:
+            return gettext("Crop passport %(code)s from %(businesses)s") % values
+        return gettext("Crop passport %(code)s") % values
+    if businesses:
+        return gettext("%(count)s crop passports from %(businesses)s") % values
+    return gettext("%(count)s crop passports") % values
 
 
 def _qr_image(one: Carried) -> email.message.MIMEPart:

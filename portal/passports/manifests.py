@@ -1,7 +1,8 @@
 """The records of many passports as a manifest: one row a passport, one column each field of the
 passport record, headed by the interface's field names (the one table of a passport's fields,
-portal.assurance.passport_fields), then the columns apps above the passports add (the figures of
-each passport's latest load at intake, portal/intake/exporting.py), as CSV and as XLSX.
+portal.assurance.passport_fields) in the language of the export's job (in Welsh, a Welsh name
+of the same form: `MathCnwd` for `CropType`), then the columns apps above the passports add (the
+figures of each passport's latest load at intake, portal/intake/exporting.py), as CSV and XLSX.
 
 Both are written a row at a time to a file: the XLSX with XlsxWriter in its constant-memory mode,
 dates as dates (in UTC, as the service gives them; one before 1900, which no spreadsheet shows,
@@ -20,12 +21,52 @@ from typing import IO, TextIO
 
 import xlsxwriter
 from django.dispatch import Signal
+from django.utils.translation import pgettext, pgettext_lazy
 
 from portal.assurance import codec
 from portal.assurance.passport_fields import PASSPORT_FIELDS, Kind
 from portal.lib.spreadsheets import safe_cell
 from portal.passports.models import Passport
 
+# Each column's heading, the interface's name of its field (in English, the name itself): a name
+# without spaces, for the programs that read the file; the values below stay as the service
+# gives them, in every language.
+HEADINGS = {
+    "ShortCode": pgettext_lazy("an export's column", "ShortCode"),
+    "MembershipGUID": pgettext_lazy("an export's column", "MembershipGUID"),
+    "SiteGUID": pgettext_lazy("an export's column", "SiteGUID"),
+    "StoreGUID": pgettext_lazy("an export's column", "StoreGUID"),
+    "BusinessName": pgettext_lazy("an export's column", "BusinessName"),
+    "CollectionAddress": pgettext_lazy("an export's column", "CollectionAddress"),
+    "CropType": pgettext_lazy("an export's column", "CropType"),
+    "Variety": pgettext_lazy("an export's column", "Variety"),
+    "StoreOrBinName": pgettext_lazy("an export's column", "StoreOrBinName"),
+    "LoadingDate": pgettext_lazy("an export's column", "LoadingDate"),
+    "HarvestYear": pgettext_lazy("an export's column", "HarvestYear"),
+    "HaulierCompanyName": pgettext_lazy("an export's column", "HaulierCompanyName"),
+    "VehicleRegistration": pgettext_lazy("an export's column", "VehicleRegistration"),
+    "TrailerNumber": pgettext_lazy("an export's column", "TrailerNumber"),
+    "HaulierCollectionTicketNo": pgettext_lazy("an export's column", "HaulierCollectionTicketNo"),
+    "CertifierName": pgettext_lazy("an export's column", "CertifierName"),
+    "MembershipNumber": pgettext_lazy("an export's column", "MembershipNumber"),
+    "CheckDate": pgettext_lazy("an export's column", "CheckDate"),
+    "Status": pgettext_lazy("an export's column", "Status"),
+    "ExpiryDate": pgettext_lazy("an export's column", "ExpiryDate"),
+    "Enterprises": pgettext_lazy("an export's column", "Enterprises"),
+    "PostHarvestTreatmentOption": pgettext_lazy("an export's column",
+                                                "PostHarvestTreatmentOption"),
+    "PostHarvestTreatmentDate": pgettext_lazy("an export's column", "PostHarvestTreatmentDate"),
+    "PostHarvestTreatmentProduct": pgettext_lazy("an export's column",
+                                                 "PostHarvestTreatmentProduct"),
+    "DONRiskAssessmentResult": pgettext_lazy("an export's column", "DONRiskAssessmentResult"),
+    "DONTestDate": pgettext_lazy("an export's column", "DONTestDate"),
+    "DONTestResult": pgettext_lazy("an export's column", "DONTestResult"),
+    "ZONTestDate": pgettext_lazy("an export's column", "ZONTestDate"),
+    "ZONTestResult": pgettext_lazy("an export's column", "ZONTestResult"),
+    "GrainStoreName": pgettext_lazy("an export's column", "GrainStoreName"),
+    "GrainStoreLatitude": pgettext_lazy("an export's column", "GrainStoreLatitude"),
+    "GrainStoreLongitude": pgettext_lazy("an export's column", "GrainStoreLongitude"),
+}  # fmt: skip
 COLUMNS = [field.wire_name for field in PASSPORT_FIELDS]
 # Dates shown as ISO 8601 writes them, as in the CSV: a manifest is a machine format, not a page.
 DATE_FORMAT = "yyyy-mm-dd hh:mm"
@@ -59,7 +100,9 @@ class Manifest:
 
     @property
     def headings(self) -> list[str]:
-        return COLUMNS + [heading for added in self.added for heading in added.headings]
+        """The columns' headings, in the language in use (the export's job's)."""
+        own = [str(HEADINGS[name]) for name in COLUMNS]
+        return own + [str(heading) for added in self.added for heading in added.headings]
 
     def rows(self) -> Iterator[list[object]]:
         """Each passport's values: its record's fields, then each added column's."""
@@ -102,12 +145,12 @@ def csv_cell(value: object) -> str:
 def write_xlsx(out: IO[bytes], manifest: Manifest) -> None:
     workbook = xlsxwriter.Workbook(out, {"constant_memory": True, "strings_to_formulas": False,
                                          "strings_to_urls": False})  # fmt: skip
-    sheet = workbook.add_worksheet("Passports")
+    sheet = workbook.add_worksheet(pgettext("a sheet of an export", "Passports"))
     heading = workbook.add_format({"bold": True})
     dates = workbook.add_format({"num_format": DATE_FORMAT})
-    days = {field.wire_name for field in PASSPORT_FIELDS if field.kind == Kind.DAY}
+    days = {column for column, field in enumerate(PASSPORT_FIELDS) if field.kind == Kind.DAY}
     for column, name in enumerate(manifest.headings):
-        sheet.set_column(column, column, 18 if name in days else max(12, len(name) + 2))
+        sheet.set_column(column, column, 18 if column in days else max(12, len(name) + 2))
         sheet.write_string(0, column, name, heading)
     sheet.freeze_panes(1, 0)
     for row, values in enumerate(manifest.rows(), 1):

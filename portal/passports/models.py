@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Upper
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from portal.assurance import codec, records
 from portal.passports import codes
@@ -86,9 +87,13 @@ class Passport(models.Model):
     def made_by_whom(self) -> str:
         """Who made it here, or added it, as the list, its page and the mail say it; when is
         its `created`, a moment (Django's DATETIME_FORMAT)."""
-        verb = "Added" if self.origin == self.Origin.ADDED else "Made"
-        who = self.made_by.get_username() if self.made_by else "someone no longer here"
-        return f"{verb} by {who}"
+        added = self.origin == self.Origin.ADDED
+        if self.made_by is None:
+            return gettext("Added by someone no longer here") if added else gettext(
+                "Made by someone no longer here"
+            )  # fmt: skip
+        said = gettext("Added by %(who)s") if added else gettext("Made by %(who)s")
+        return said % {"who": self.made_by.get_username()}
 
     def keep_record(self, passport: records.CropPassport) -> None:
         self.record = codec.to_mapping(passport)
@@ -132,6 +137,9 @@ class Mailing(models.Model):
     # Set once the mail server has taken the mail: a job run again sends nothing then.
     sent = models.DateTimeField(null=True, blank=True)
     message_id = models.CharField(max_length=200, blank=True)
+    # The language the mail is written in, as its sender chose: its recipient (a haulier, a
+    # buyer's office) has no account whose choice the portal knows.
+    language = models.CharField(max_length=8, default="en-gb")
 
     class Meta:
         ordering = ["-created", "-pk"]

@@ -19,6 +19,7 @@ from typing import IO
 
 import pypdf
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from portal.jobs.tasks import Progress
 from portal.passports import manifests
@@ -83,21 +84,23 @@ def left_out(not_theirs: int, without_pdf: list[str]) -> str:
     """What the job's page says of the passports the file lacks, or ""."""
     notes = []
     if not_theirs:
-        notes.append(
-            f"{_passports(not_theirs)} left out: you are no longer a registered contact of "
-            "their membership."
-        )
+        notes.append(ngettext(
+            "%(count)s passport was left out: you are no longer a registered contact of their "
+            "membership.",
+            "%(count)s passports were left out: you are no longer a registered contact of their "
+            "membership.",
+            not_theirs,
+        ) % {"count": f"{not_theirs:,}"})  # fmt: skip
     if without_pdf:
-        notes.append(
-            f"{_passports(len(without_pdf))} without a PDF ({', '.join(without_pdf[:5])}"
-            f"{', …' if len(without_pdf) > 5 else ''}): the Assurance service gives none while "
-            "a membership's assurance claim is not valid."
-        )
+        codes = ", ".join(without_pdf[:5]) + (", …" if len(without_pdf) > 5 else "")
+        notes.append(ngettext(
+            "%(count)s passport was without a PDF (%(codes)s): the Assurance service gives none "
+            "while a membership's assurance claim is not valid.",
+            "%(count)s passports were without a PDF (%(codes)s): the Assurance service gives none "
+            "while a membership's assurance claim is not valid.",
+            len(without_pdf),
+        ) % {"count": f"{len(without_pdf):,}", "codes": codes})  # fmt: skip
     return " ".join(notes)
-
-
-def _passports(count: int) -> str:
-    return "1 passport was" if count == 1 else f"{count:,} passports were"
 
 
 def _member(name: str, compression: int = zipfile.ZIP_STORED) -> zipfile.ZipInfo:

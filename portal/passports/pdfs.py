@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from portal.jobs import actions
 from portal.jobs.models import Job
@@ -19,7 +20,7 @@ def start(request: HttpRequest, short_code: str) -> Job:
     the job keeps it as codes.normalise gives it): a new one, or theirs under way or done, or
     theirs that failed, queued again with their current sign-in."""
     short_code = codes.normalise(short_code) or short_code
-    title = f"PDF of passport {short_code}"
+    title = _("PDF of passport %(code)s") % {"code": short_code}
     params = {"short_code": short_code}
     return actions.start_job(
         request, passport_pdf, title, params, dedupe_key=pdf_job_key(short_code)

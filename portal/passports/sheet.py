@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
 from portal.assurance import records
 from portal.assurance.passport_fields import (
     FIELDS,
@@ -31,15 +34,16 @@ IN_BRIEF = tuple(
     FIELDS[name]
     for name in ("crop_type", "variety", "loading_date", "harvest_year", "haulier_company_name")
 )
-NOT_GIVEN = "Not given"
-BY_HAND = "To complete by hand"
+NOT_GIVEN = _("Not given")
+BY_HAND = _("To complete by hand")
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    label: str
-    value: str
+    label: str | Promise
+    value: str | Promise
     by_hand: bool = False  # an optional value of section 1 left empty
+    in_english: bool = False  # text as the service gives it (names, crops): `lang="en"`
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +57,7 @@ class Sheet:
     sections: list[Section]
 
     @property
-    def to_complete(self) -> list[str]:
+    def to_complete(self) -> list[str | Promise]:
         """The labels of section 1's fields to complete by hand before collection."""
         return [row.label for section in self.sections for row in section.rows if row.by_hand]
 
@@ -70,10 +74,13 @@ def in_brief(passport: object) -> list[Row]:
     return [row for row in rows if row.value]
 
 
+AS_GIVEN = (Kind.TEXT, Kind.LINES)
+
+
 def _row(field: PassportField, value: object) -> Row:
     shown = field.shown(value)
     if shown:
-        return Row(field.label, shown)
+        return Row(field.label, shown, in_english=field.kind in AS_GIVEN and field.name != "status")
     if field.part == LOAD:
         return Row(field.label, BY_HAND, by_hand=True)
     return Row(field.label, NONE_INDICATED if field.kind == Kind.TREATMENT else NOT_GIVEN)

@@ -75,7 +75,7 @@ class Essential:
 
     @property
     def label(self) -> str:
-        return FIELDS[self.name].label
+        return str(FIELDS[self.name].label)  # in the language in use
 
 
 ESSENTIALS = (

@@ -19,7 +19,8 @@ from django.db.models import QuerySet
 from django.db.models.fields.files import FieldFile
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import ngettext_lazy
+from django.utils.translation import gettext, gettext_noop, ngettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from portal.assurance import codec, records
 from portal.assurance.client import Credentials
@@ -48,7 +49,7 @@ from portal.operations import recording
 from portal.passports import announcing, mail_message, making, manifests, packing
 from portal.passports.models import Mailing, Passport
 
-CLAIM_NOT_VALID = (
+CLAIM_NOT_VALID = gettext_noop(
     "The Assurance service gives no PDF of this passport while its membership's assurance "
     "claim is not valid."
 )
@@ -67,7 +68,7 @@ def passport_pdf(job: Job, credentials: Credentials, progress: Progress) -> Resu
     try:
         content = client().passport_pdf(credentials, short_code)
     except StatusNotValid:
-        raise WorkFailed(CLAIM_NOT_VALID) from None
+        raise WorkFailed(gettext(CLAIM_NOT_VALID)) from None
     return ResultFile(f"passport-{short_code}.pdf", "application/pdf", content)
 
 
@@ -78,12 +79,28 @@ def passport_pdf(job: Job, credentials: Credentials, progress: Progress) -> Resu
 # for one passport at a time, and records each before it asks for the next: cut short, it
 # leaves at most one such passport, where calls at once (or asked while the one before is
 # recorded) would leave as many as were under way.
+# What the job's page says when the service stops a batch, by why: whole sentences, each with
+# how many of the batch were made.
 BATCH_STOPPED = {
-    NotAContact: "you are no longer a registered contact of the membership, or the site or "
-    "store is no longer one of its own",
-    StatusNotValid: "the membership's assurance claim is not valid now",
-    Unavailable: "it could not be reached or did not answer",
+    NotAContact: _(
+        "The Assurance service stopped the batch: you are no longer a registered contact of the "
+        "membership, or the site or store is no longer one of its own. %(made)s of %(count)s "
+        "passports were made; they are listed here. Retry to make the rest."
+    ),
+    StatusNotValid: _(
+        "The Assurance service stopped the batch: the membership's assurance claim is not valid "
+        "now. %(made)s of %(count)s passports were made; they are listed here. Retry to make the "
+        "rest."
+    ),
+    Unavailable: _(
+        "The Assurance service stopped the batch: it could not be reached or did not answer. "
+        "%(made)s of %(count)s passports were made; they are listed here. Retry to make the rest."
+    ),
 }
+BATCH_REFUSED = _(
+    "The Assurance service stopped the batch: it refused the passport (%(error)s). %(made)s of "
+    "%(count)s passports were made; they are listed here. Retry to make the rest."
+)
 
 
 class BatchTask(JobTask):
@@ -143,10 +160,9 @@ def _progressed(progress: Progress, done: int, total: int) -> JobCancelled | Non
 
 
 def _batch_stopped(error: AssuranceError, made: int, count: int) -> str:
-    why = next((words for kind, words in BATCH_STOPPED.items() if isinstance(error, kind)),
-               f"it refused the passport ({error})")  # fmt: skip
-    return (f"The Assurance service stopped the batch: {why}. {made} of {count} passports were "
-            "made; they are listed here. Retry to make the rest.")  # fmt: skip
+    said = next((words for kind, words in BATCH_STOPPED.items() if isinstance(error, kind)),
+                BATCH_REFUSED)  # fmt: skip
+    return str(said) % {"made": made, "count": count, "error": error}
 
 
 def passport_key(batch: uuid.UUID, position: int) -> uuid.UUID:
@@ -275,8 +291,8 @@ def passport_mail(job: Job, credentials: Credentials, progress: Progress) -> Non
     in_order_made = mailing.passports_in_order().values_list("pk", flat=True)
     passports = _still_theirs(list(in_order_made), credentials)
     if not passports:
-        raise WorkFailed("Nothing was sent: you are no longer a registered contact of the "
-                         "membership of these passports.")  # fmt: skip
+        raise WorkFailed(gettext("Nothing was sent: you are no longer a registered contact of the "
+                           "membership of these passports."))  # fmt: skip
     fetched = []
     answers = in_order(passports, _pdf_source(passports, credentials),
                        settings.PORTAL_JOB_CALLS_AT_ONCE)  # fmt: skip
@@ -311,18 +327,30 @@ def hand_to_mail_server(mail: Any, recipient: str) -> None:
         mail.send()
     except smtplib.SMTPRecipientsRefused as refused:
         code, words = next(iter(refused.recipients.values()))
-        _refused(code, f"The mail server refused the address {recipient}", words)
+        _refused(code, recipient, words)
     except smtplib.SMTPResponseException as answer:
-        _refused(answer.smtp_code, "The mail server refused the mail", answer.smtp_error)
+        _refused(answer.smtp_code, None, answer.smtp_error)
     except (smtplib.SMTPException, OSError) as trouble:
-        raise TryAgain(f"The mail server could not be reached ({_said(trouble)}).") from trouble
+        raise TryAgain(gettext("The mail server could not be reached (%(trouble)s).")
+                       % {"trouble": _said(trouble)}) from trouble  # fmt: skip
 
 
-def _refused(code: int, what: str, words: bytes | str) -> None:
+def _refused(code: int, recipient: str | None, words: bytes | str) -> None:
+    """The mail server's refusal, of the address `recipient` (None: of the mail), as the job's
+    page says it: for now (4xx), or for good."""
     said = words.decode(errors="replace") if isinstance(words, bytes) else str(words)
+    values = {"address": recipient, "code": code, "said": said}
     if 400 <= code < 500:
-        raise TryAgain(f"{what} for now ({code} {said}).")
-    raise WorkFailed(f"{what}: {code} {said}. Check the address and send it again.")
+        if recipient is None:
+            raise TryAgain(gettext("The mail server refused the mail for now (%(code)s %(said)s).")
+                           % values)  # fmt: skip
+        raise TryAgain(gettext("The mail server refused the address %(address)s for now (%(code)s "
+                         "%(said)s).") % values)  # fmt: skip
+    if recipient is None:
+        raise WorkFailed(gettext("The mail server refused the mail: %(code)s %(said)s. Check the "
+                           "address and send it again.") % values)  # fmt: skip
+    raise WorkFailed(gettext("The mail server refused the address %(address)s: %(code)s %(said)s. "
+                       "Check the address and send it again.") % values)  # fmt: skip
 
 
 def _said(trouble: Exception) -> str:

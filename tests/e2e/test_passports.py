@@ -25,7 +25,7 @@ from portal.assurance.service import client
 from portal.passports import codes
 from portal.passports.models import Passport
 from sandbox.ids import guid_for
-from tests.e2e.conftest import GROWER, assert_accessible, sign_in
+from tests.e2e.conftest import GROWER, PHONE, assert_accessible, no_sideways_scroll, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -291,3 +291,59 @@ def test_a_form_sent_twice_makes_one_passport(
     assert passports_made() == 1
     assert Passport.objects.get().short_code in (code, bare(code))
     assert upstream_sandbox.count("sandbox_passport") == at_the_service + 1
+
+
+# --- in Welsh -------------------------------------------------------------------------------------
+
+
+def test_a_welsh_speaker_switches_a_half_filled_form_to_cymraeg_and_makes_the_passport(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    """On a 360-pixel phone: what was typed into the English form is still there once the
+    switch has led to the Welsh one, which makes the passport in Welsh."""
+    phone = watched_context(**PHONE).new_page()
+    sign_in(phone, portal_url, *GROWER)
+    phone.goto(f"{portal_url}/passports/new")
+    field(phone, "crop_type").fill("Barley")
+    field(phone, "variety").fill("Laureate")
+    field(phone, "vehicle_registration").fill("AE24 KTV")
+
+    phone.locator(".language-switch a[hreflang='cy']").click()
+    expect(phone).to_have_url(f"{portal_url}/cy/passports/new")
+    expect(phone.locator("html")).to_have_attribute("lang", "cy")
+    expect(phone.get_by_role("heading", level=1)).to_have_text("Creu pasbort cnwd")
+    expect(field(phone, "crop_type")).to_have_value("Barley")
+    expect(field(phone, "variety")).to_have_value("Laureate")
+    expect(field(phone, "vehicle_registration")).to_have_value("AE24 KTV")
+    no_sideways_scroll(phone)
+    assert_accessible(phone)
+
+    radio(phone, "Hollowfield Farms Ltd").check()
+    marsh_end = radio(phone, "Marsh End Barns")
+    expect(marsh_end).to_be_visible()  # swapped in by htmx, in Welsh
+    marsh_end.check()
+    store = phone.get_by_label("Storfa rawn")
+    expect(store).to_be_visible()
+    store.select_option(label="Marsh End flat store")
+    field(phone, "harvest_year").fill("26")
+    phone.get_by_role("button", name="Creu pasbort").click()
+    expect(phone.get_by_role("alert").first).to_contain_text("Ni wnaed y pasbort.")
+    expect(phone.locator("#id_harvest_year_error")).to_have_text(
+        "Rhowch flwyddyn y cynhaeaf fel pedwar digid, er enghraifft 2026."
+    )
+    expect(field(phone, "crop_type")).to_have_value("Barley")
+    assert_accessible(phone)
+    field(phone, "harvest_year").fill("2026")
+    phone.get_by_role("button", name="Creu pasbort").click()
+
+    expect(phone).to_have_url(re.compile(r"/cy/passports/[0-9A-Z-]+/$"))
+    expect(phone.get_by_role("heading", level=1)).to_have_text("Pasbort cnwd")
+    expect(phone.get_by_role("heading", name="Manylion y llwyth")).to_be_visible()
+    code = bare(phone.url.rstrip("/").rsplit("/", 1)[1])
+    made = Passport.objects.get(short_code__in=[code, f"{code[:5]}-{code[5:]}"])
+    record = made.crop_passport
+    assert (record.crop_type, record.variety, record.vehicle_registration) == (
+        "Barley", "Laureate", "AE24 KTV"
+    )  # fmt: skip
+    no_sideways_scroll(phone)
+    assert_accessible(phone)

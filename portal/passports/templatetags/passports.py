@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from portal.assurance.passport_fields import FIELDS, PassportField
+from portal.assurance.passport_fields import FIELDS, PassportField, status_written
 
 register = template.Library()
 
@@ -21,3 +21,10 @@ def shown(passport: object, field: PassportField) -> str:
     """The field's value of `passport` (a record, or the portal's row of one) as a page writes
     it; "" for none: `{{ passport|shown:field.loading_date }}`."""
     return field.shown(getattr(passport, field.name))
+
+
+@register.filter
+def status_word(status: object) -> str:
+    """An assurance claim's status as a page writes it, in the page's language:
+    `{{ passport.status|status_word }}`."""
+    return status_written(status)

@@ -15,6 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
@@ -119,7 +120,7 @@ def _page(request: HttpRequest, short_code: str, found: records.CropPassport) ->
     look_up = request.build_absolute_uri(reverse("checks:verdict", args=[short_code]))
     # The QR code holds the passport's signed code; where codes are not signed, its look-up.
     signed = signed_qr(request, found)
-    label = f"QR code of the passport's look-up address, {look_up}"
+    label = gettext("QR code of the passport's look-up address, %(address)s") % {"address": look_up}
     return {
         "passport": found,
         "short_code": short_code,

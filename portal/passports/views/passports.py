@@ -12,6 +12,7 @@ from django.core.paginator import Page, Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
@@ -99,7 +100,7 @@ def add(request: HttpRequest) -> HttpResponse:
         return _not_added(request, form)
     listed = adding.add_by_code(request, form.cleaned_data["code"])
     if isinstance(listed, adding.Refusal):
-        form.add_error("code", listed.value)
+        form.add_error("code", listed.said)
         return _not_added(request, form, status=NOT_ADDED_STATUS[listed])
     say = messages.success if listed.added_now else messages.info
     say(request, listed.said)
@@ -136,7 +137,7 @@ def export(request: HttpRequest) -> HttpResponse:
 
 def _invalid(filters: PassportFilters) -> str:
     if filters.is_bound and not filters.is_valid():
-        return "Nothing was exported: the filters are not valid. Correct them and try again."
+        return _("Nothing was exported: the filters are not valid. Correct them and try again.")
     return ""
 
 

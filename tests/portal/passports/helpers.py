@@ -149,7 +149,7 @@ def _lines(html: str) -> list[str]:
 
 def details_of(response) -> dict[str, str]:
     """A passport's fields as its page (or its look-up) shows them: each value by its label."""
-    pairs = re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", response.content.decode(), re.S)
+    pairs = re.findall(r"<dt>(.*?)</dt><dd[^>]*>(.*?)</dd>", response.content.decode(), re.S)
     return {words(label): words(value) for label, value in pairs}
 
 
