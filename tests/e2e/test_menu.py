@@ -134,7 +134,9 @@ def test_on_a_phone_the_menu_opens_and_closes_with_the_keyboard(
     page.keyboard.press("Space")
     assert as_announced(page) == ("DisclosureTriangle", "Menu", False)
     expect(main_menu(page).get_by_role("link", name="Home", exact=True)).to_be_hidden()
-    page.keyboard.press("Tab")  # past the closed menu, to the page
+    page.keyboard.press("Tab")  # past the closed menu, to the language switch
+    assert as_announced(page)[:2] == ("link", "Newid yr iaith i’r Gymraeg")
+    page.keyboard.press("Tab")  # and to the page
     role, name, _ = as_announced(page)
     assert role == "link" and name.startswith("Create a crop passport")  # the grower's first
     assert_accessible(page)
