@@ -7,6 +7,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from portal.intake import quality
 from portal.intake.models import IntakeSite, Load, LoadEntry, Specification
@@ -22,7 +24,7 @@ class SpecificationForm(forms.ModelForm):
             (crop.capitalize(), [(p.key, p.label) for p in parameters])
             for crop, parameters in quality.PARAMETERS.items()
         ],
-        help_text="One of the crop's quality parameters, as the clerks' form records them.",
+        help_text=_("One of the crop's quality parameters, as the clerks' form records them."),
     )  # fmt: skip
 
     class Meta:
@@ -33,9 +35,10 @@ class SpecificationForm(forms.ModelForm):
         cleaned = super().clean()
         crop, key = cleaned.get("crop"), cleaned.get("parameter")
         if crop and key and quality.parameter(crop, key) is None:
-            measured = ", ".join(p.label for p in quality.parameters_of(crop))
-            self.add_error("parameter", f"This parameter is not measured for {crop}: choose one "
-                                        f"of {measured}.")  # fmt: skip
+            measured = ", ".join(str(p.label) for p in quality.parameters_of(crop))
+            self.add_error("parameter", gettext(
+                "This parameter is not measured for %(crop)s: choose one of %(measured)s."
+            ) % {"crop": crop, "measured": measured})  # fmt: skip
         return cleaned
 
 
@@ -44,7 +47,7 @@ class SpecificationInline(admin.TabularInline):
     form = SpecificationForm
     extra = 1
     # Each record and correction keeps the specification it was judged against.
-    verbose_name_plural = (
+    verbose_name_plural = _(
         "Specifications: loads recorded or corrected from now on are judged against them"
     )
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from celery import shared_task
 from django.db.models.signals import post_delete
+from django.utils.translation import gettext_lazy as _
 
 from portal.assurance.client import Credentials
 from portal.intake import uploads
@@ -16,8 +17,8 @@ from portal.jobs.tasks import JobTask, Progress, ResultFile
 
 
 class UploadTask(JobTask):
-    counted = "rows read"
-    running = "recording"
+    counted = _("rows read")
+    running = _("recording")
     outcome_template = "intake/upload_outcome.html"
 
     def outcome(self, job: Job) -> dict[str, Any] | None:
