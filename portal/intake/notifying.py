@@ -41,8 +41,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.functional import lazy
-from django.utils.translation import gettext
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext, pgettext_lazy
 
 from portal.accounts import preferences
 from portal.accounts.language import mail_body, mail_languages, mail_subject
@@ -144,7 +143,7 @@ def send_held_mails() -> int:
 
 
 class ResultMailTask(MailingTask):
-    counted = _("sent")
+    counted = pgettext_lazy("a job's progress: 1 of 1 …", "sent")
     acts_as_owner = False  # the portal writes to its user: nothing is asked of the service
 
     def outcome(self, job: Job) -> dict[str, Any] | None:

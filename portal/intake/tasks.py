@@ -8,7 +8,7 @@ from typing import Any
 
 from celery import shared_task
 from django.db.models.signals import post_delete
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from portal.assurance.client import Credentials
 from portal.intake import uploads
@@ -17,8 +17,8 @@ from portal.jobs.tasks import JobTask, Progress, ResultFile
 
 
 class UploadTask(JobTask):
-    counted = _("rows read")
-    running = _("recording")
+    counted = pgettext_lazy("a job's progress: 12 of 30 …", "rows read")
+    running = pgettext_lazy("a job's progress", "recording")
     outcome_template = "intake/upload_outcome.html"
 
     def outcome(self, job: Job) -> dict[str, Any] | None:

@@ -44,7 +44,7 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from portal.intake import access, loads, quality, rows, sheets, verdicts
@@ -461,8 +461,14 @@ class Report:
 def report_columns() -> list[str]:
     """The report's header, in the language of the page the upload was started from (its
     values, the outcomes and the verdicts, stay as they are in every language)."""
-    return [gettext("row"), gettext("ticket"), gettext("short_code"), gettext("outcome"),
-            gettext("reasons"), gettext("verdict")]  # fmt: skip
+    return [
+        pgettext("an upload report's column", "row"),
+        pgettext("an upload report's column", "ticket"),
+        pgettext("an upload report's column", "short_code"),
+        pgettext("an upload report's column", "outcome"),
+        pgettext("an upload report's column", "reasons"),
+        pgettext("an upload report's column", "verdict"),
+    ]
 
 
 def _reasons(taken: rows.Taken) -> list[str]:
