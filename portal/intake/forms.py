@@ -398,7 +398,11 @@ class ClerkLoadForm(LoadForm):
 def _bounds_attributes(bounds: Bounds) -> dict[str, str]:
     """A specification's bounds on its field, for the page's script to judge what is typed."""
     sides = (("data-lowest", bounds.lowest), ("data-highest", bounds.highest))
-    return {name: format(bound, "f") for name, bound in sides if bound is not None}
+    return {
+        **{name: format(bound, "f") for name, bound in sides if bound is not None},
+        "data-within": gettext("Within the site's specification."),
+        "data-outside": gettext("Out of the site's specification."),
+    }
 
 
 # A correction's reason, as the correction form, an upload's row and the door read it.
