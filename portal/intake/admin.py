@@ -36,7 +36,7 @@ class SpecificationForm(forms.ModelForm):
         cleaned = super().clean()
         crop, key = cleaned.get("crop"), cleaned.get("parameter")
         if crop and key and quality.parameter(crop, key) is None:
-            measured = ", ".join(p.label for p in quality.parameters_of(crop))
+            measured = ", ".join(str(p.label) for p in quality.parameters_of(crop))
             self.add_error(
                 "parameter",
                 _("This parameter is not measured for %(crop)s: choose one of %(measured)s.")

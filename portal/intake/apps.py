@@ -1,11 +1,12 @@
 from django.apps import AppConfig
 from django.db.models.signals import post_save
+from django.utils.translation import gettext_lazy as _
 
 
 class IntakeConfig(AppConfig):
     name = "portal.intake"
     label = "intake"
-    verbose_name = "Intake results"
+    verbose_name = _("Intake results")
 
     def ready(self) -> None:
         from portal.intake import (  # noqa: F401

@@ -10,14 +10,13 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.utils import formats, timezone
+from django.utils.translation import gettext, pgettext
 
 from portal.intake import quality
 from portal.intake.forms import LoadForm
 from portal.intake.loads import Claim, Figures
 from portal.intake.models import Decision, LoadEntry
 from portal.lib import weights
-
-NONE = "none"
 
 # The figures a record holds, in the form's order, by the form's labels.
 _PLAIN = ("arrival", "vehicle", "gross_kg", "tare_kg", "sample_reference", "sample_kept_days",
@@ -55,12 +54,13 @@ def changes(before: Figures, after: Figures, crop: str) -> list[Change]:
     """Each figure `after` holds otherwise than `before`, in the form's order."""
     pairs = [(_label(name), _said(name, getattr(before, name)), _said(name, getattr(after, name)))
              for name in _PLAIN]  # fmt: skip
-    pairs.insert(4, ("Net weight (kg)", _kilograms(before.net_kg), _kilograms(after.net_kg)))
+    net = gettext("Net weight (kg)")
+    pairs.insert(4, (net, _kilograms(before.net_kg), _kilograms(after.net_kg)))
     for parameter in _parameters(crop, before, after):
-        label = f"{parameter.label} ({parameter.unit})" if parameter.unit else parameter.label
+        label = f"{parameter.label} ({parameter.unit})" if parameter.unit else str(parameter.label)
         old, new = before.results.get(parameter.key), after.results.get(parameter.key)
         pairs.append((label, _number(old), _number(new)))
-    pairs.append(("Claims", _claims(before, crop), _claims(after, crop)))
+    pairs.append((gettext("Claims"), _claims(before, crop), _claims(after, crop)))
     return [Change(label, old, new) for label, old, new in pairs if old != new]
 
 
@@ -70,16 +70,21 @@ def _label(name: str) -> str:
 
 def _said(name: str, value: object) -> str:
     if value is None or value == "" or value == ():
-        return NONE
+        return _none()
     if isinstance(value, datetime):
         return formats.date_format(timezone.localtime(value), "DATETIME_FORMAT")
     if name == "decision":
-        return Decision(value).label
+        return str(Decision(value).label)
     if name == "reasons":
-        return "; ".join(quality.reason_label(key) for key in value)
+        return "; ".join(str(quality.reason_label(key)) for key in value)
     if isinstance(value, int):
         return _kilograms(value) if name.endswith("_kg") else str(value)
     return str(value)
+
+
+def _none() -> str:
+    """A figure the record does not hold, as a change from or to it says it."""
+    return pgettext("no figure", "none")
 
 
 def _kilograms(value: int) -> str:
@@ -87,7 +92,7 @@ def _kilograms(value: int) -> str:
 
 
 def _number(value: Decimal | None) -> str:
-    return NONE if value is None else format(value.normalize(), "f")
+    return _none() if value is None else format(value.normalize(), "f")
 
 
 def _parameters(crop: str, before: Figures, after: Figures) -> list[quality.Parameter]:
@@ -100,16 +105,21 @@ def _parameters(crop: str, before: Figures, after: Figures) -> list[quality.Para
 
 def _claims(figures: Figures, crop: str) -> str:
     if not figures.claims:
-        return NONE
+        return _none()
     return "; ".join(_claim(c, figures.net_tonnes, crop) for c in figures.claims)
 
 
 def _claim(claim: Claim, net_tonnes: Decimal, crop: str) -> str:
     label, total = _parameter_label(crop, claim.parameter), claim.total(net_tonnes)
+    said = {"parameter": label, "rate": claim.rate, "total": total}
     if claim.tonnes is None:
-        on = f"the load's net {weights.tonnes(net_tonnes)}"
-        return f"{label} £{claim.rate} a tonne on {on} t = £{total}"
-    return f"{label} £{claim.rate} a tonne on {weights.tonnes(claim.tonnes)} t = £{total}"
+        return gettext(
+            "%(parameter)s £%(rate)s a tonne on the load's net %(tonnes)s t = £%(total)s"
+        ) % {**said, "tonnes": weights.tonnes(net_tonnes)}
+    return gettext("%(parameter)s £%(rate)s a tonne on %(tonnes)s t = £%(total)s") % {
+        **said,
+        "tonnes": weights.tonnes(claim.tonnes),
+    }
 
 
 def _parameter_label(crop: str, key: str) -> str:

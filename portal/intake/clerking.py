@@ -26,6 +26,8 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest, QueryDict
 from django.shortcuts import get_object_or_404
 from django.utils import formats, timezone
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from portal.accounts.lookup import LookupAccountMissing
 from portal.assurance.errors import AssuranceError, Unavailable
@@ -75,8 +77,8 @@ class Row:
     @property
     def latest(self) -> str:
         if self.queried:
-            return "Queried by the grower"
-        return LoadEntry.Kind(self.latest_kind).label
+            return gettext("Queried by the grower")
+        return str(LoadEntry.Kind(self.latest_kind).label)
 
     @property
     def queried(self) -> bool:
@@ -203,10 +205,11 @@ class KeptVerdict:
         if self.valid:
             return ""
         if self.expiry and self.expiry <= self.checked_at:
-            return f"The certificate expired on {formats.date_format(self.expiry, 'DATE_FORMAT')}."
+            expired = formats.date_format(self.expiry, "DATE_FORMAT")
+            return gettext("The certificate expired on %(date)s.") % {"date": expired}
         if self.status:
-            return f"Its status is {self.status}."
-        return "The service shows nothing of a passport whose claim is not valid now."
+            return gettext("Its status is %(status)s.") % {"status": self.status}
+        return gettext("The service shows nothing of a passport whose claim is not valid now.")
 
     @property
     def is_stale(self) -> bool:
@@ -237,11 +240,10 @@ class Refused:
     retry_after: int | None = None
 
 
-NOT_SET_UP = ("Passports cannot be checked on this portal: it has no account for look-ups. "
-              "Tell whoever runs the portal.")  # fmt: skip
-NOT_CHECKED_AGAIN = "Nothing was recorded: the passport's claim could not be checked again."
-UNAVAILABLE = ("The passport could not be checked: the Assurance service could not be reached. "
-               "Try again in a minute.")  # fmt: skip
+NOT_SET_UP = _("Passports cannot be checked on this portal: it has no account for look-ups. "
+               "Tell whoever runs the portal.")  # fmt: skip
+UNAVAILABLE = _("The passport could not be checked: the Assurance service could not be "
+                "reached. Try again in a minute.")  # fmt: skip
 
 
 def check_code(request: HttpRequest, short_code: str) -> Checked | Refused:
@@ -250,9 +252,11 @@ def check_code(request: HttpRequest, short_code: str) -> Checked | Refused:
     allowance = lookup.take_a_look_up(request)
     if not allowance.granted:
         seconds = allowance.seconds
-        return Refused(f"This connection has checked as many passports as it may for now. "
-                       f"Try again in {seconds} second{'s' if seconds != 1 else ''}.",
-                       429, seconds)  # fmt: skip
+        return Refused(ngettext(
+            "This connection has checked as many passports as it may for now. Try again in "
+            "%(seconds)s second.",
+            "This connection has checked as many passports as it may for now. Try again in "
+            "%(seconds)s seconds.", seconds) % {"seconds": seconds}, 429, seconds)  # fmt: skip
     audit.record(audit.Kind.LOOK_UP, request, code=audit.code_hash(short_code))
     try:
         found = lookup.verdict(short_code, with_details=False)
@@ -262,12 +266,15 @@ def check_code(request: HttpRequest, short_code: str) -> Checked | Refused:
         wait = error.retry_after if isinstance(error, Unavailable) else None
         return Refused(UNAVAILABLE, 503, int(wait) if wait else None)
     if found is None:
-        return Refused(f"No passport has the short code {short_code}.", 404)
+        return Refused(
+            gettext("No passport has the short code %(code)s.") % {"code": short_code}, 404
+        )
     passport = Passport.objects.filter(short_code=short_code).first()
     if passport is None:
-        return Refused(f"The portal has no record of passport {short_code}: a load can be "
-                       "recorded here only of a passport made on this portal, or added to it "
-                       "by its code.", 404)  # fmt: skip
+        return Refused(gettext(
+            "The portal has no record of passport %(code)s: a load can be recorded here only of "
+            "a passport made on this portal, or added to it by its code."
+        ) % {"code": short_code}, 404)  # fmt: skip
     return Checked(passport, KeptVerdict.of(found))
 
 
@@ -291,7 +298,9 @@ class Recording:
         """Why nothing was recorded, beyond the form's own refusals."""
         if self.not_checked_again is None:
             return ""
-        return f"{NOT_CHECKED_AGAIN} {self.not_checked_again.message}"
+        return gettext(
+            "Nothing was recorded: the passport's claim could not be checked again. %(why)s"
+        ) % {"why": self.not_checked_again.message}
 
     @property
     def signed(self) -> str:
@@ -303,10 +312,11 @@ class Recording:
     @property
     def said(self) -> str:
         """What the load's page says of it once recorded."""
+        said = {"ticket": self.load.ticket, "site": self.site}
         if self.sent_twice:
-            return (f"Ticket {self.load.ticket} was recorded already: the form was sent twice, "
-                    "and the load is recorded once.")  # fmt: skip
-        return f"Recorded: ticket {self.load.ticket} at {self.site}."
+            return gettext("Ticket %(ticket)s was recorded already: the form was sent twice, "
+                           "and the load is recorded once.") % said  # fmt: skip
+        return gettext("Recorded: ticket %(ticket)s at %(site)s.") % said
 
 
 def record_form(site: IntakeSite, checked: Checked) -> Recording:
@@ -325,7 +335,7 @@ def record(request: HttpRequest, site: IntakeSite, data: QueryDict) -> Recording
     kept = _unsigned(data.get("passport", ""), site)
     passport = Passport.objects.filter(short_code=kept["code"]).first() if kept else None
     if passport is None:
-        return Refused("Look the passport up by its short code first.", 400)
+        return Refused(gettext("Look the passport up by its short code first."), 400)
     checked = Checked(passport, KeptVerdict.from_json(kept["verdict"]))
     form = ClerkLoadForm(data, **_made_for(site, passport))
     if not form.is_valid():
@@ -347,8 +357,9 @@ def _recorded(
             load = loads.record(site, ticket, checked.passport, form.figures(), by=by,
                                 verdict=checked.verdict.as_json())  # fmt: skip
     except IntegrityError:  # the ticket recorded a moment ago, by another request
-        form.add_error("ticket", f"Ticket {ticket} was recorded at {site} a moment ago: "
-                                 "correct that load instead.")  # fmt: skip
+        form.add_error("ticket", gettext(
+            "Ticket %(ticket)s was recorded at %(site)s a moment ago: correct that load instead."
+        ) % {"ticket": ticket, "site": site})  # fmt: skip
         return _refused(site, checked, form)
     return Recording(site, checked, form, load)
 
@@ -395,7 +406,9 @@ class Correcting:
 
     @property
     def said(self) -> str:
-        return f"Corrected: ticket {self.load.ticket}. The history keeps the record before it."
+        return gettext("Corrected: ticket %(ticket)s. The history keeps the record before it.") % {
+            "ticket": self.load.ticket
+        }
 
 
 def correction_form(load: Load) -> Correcting:

@@ -16,19 +16,22 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from portal.audit import events as audit
 from portal.intake import rows, verdicts
 from portal.intake.models import IntakeSite
 
 ASKING_SECONDS = 20  # no verdict is asked after this long: the request must be answered
-ALREADY = ('already recorded: send it with "correction": true and a "correction_reason" to '
-           "change it")  # fmt: skip
-UNCHANGED = "the correction says what the load says already: nothing was changed"
-NOT_AN_OBJECT = "A record is a JSON object of a load's fields (short_code, ticket, ...)."
-NOT_A_FIELD = "Not a field of a load's record."
-NOT_A_VALUE = ("Send this field as text or a number (a correction as true or false, the reasons "
-               "as a list of texts).")  # fmt: skip
+# The words of the answers, in the language the request asks for (portal.accounts.language); the
+# statuses and the fields' names stay as they are.
+ALREADY = _('already recorded: send it with "correction": true and a "correction_reason" to '
+            "change it")  # fmt: skip
+UNCHANGED = _("the correction says what the load says already: nothing was changed")
+NOT_AN_OBJECT = _("A record is a JSON object of a load's fields (short_code, ticket, ...).")
+NOT_A_FIELD = _("Not a field of a load's record.")
+NOT_A_VALUE = _("Send this field as text or a number (a correction as true or false, the "
+                "reasons as a list of texts).")  # fmt: skip
 
 
 # --- the records -------------------------------------------------------------------------------
@@ -51,9 +54,9 @@ class Answer:
         if self.taken.errors:
             answer["errors"] = self.taken.errors
         if self.taken.outcome == rows.Outcome.ALREADY:
-            answer["message"] = ALREADY
+            answer["message"] = str(ALREADY)
         elif self.taken.outcome == rows.Outcome.UNCHANGED:
-            answer["message"] = UNCHANGED
+            answer["message"] = str(UNCHANGED)
         if self.taken.verdict is not None:
             answer["verdict"] = self.taken.verdict
         return answer
@@ -88,10 +91,10 @@ def take(
 def _refusal(record: object) -> dict[str, list[str]] | None:
     """Why a record cannot be read at all (not an object; keys that are no field's), or None."""
     if not isinstance(record, dict):
-        return {"record": [NOT_AN_OBJECT]}
+        return {"record": [str(NOT_AN_OBJECT)]}
     unknown = [key for key in record if key not in rows.COLUMNS]
-    refused = {str(key)[:60]: [NOT_A_FIELD] for key in unknown}
-    refused |= {key: [NOT_A_VALUE] for key, value in record.items()
+    refused = {str(key)[:60]: [str(NOT_A_FIELD)] for key in unknown}
+    refused |= {key: [str(NOT_A_VALUE)] for key, value in record.items()
                 if key in rows.COLUMNS and not _readable(key, value)}  # fmt: skip
     return refused or None
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.utils import translation
+
 from portal.intake import quality
 from portal.intake.loads import Figures
 from portal.intake.models import Load, LoadEntry
@@ -61,9 +63,16 @@ def _latest_figures(loads: list[Load]) -> dict[int, Figures]:
     return {load_id: Figures.from_json(figures) for load_id, figures in kept.items()}
 
 
+def _neutral(label: object) -> str:
+    """A decision's label as the exports' values have it in every language: in English."""
+    with translation.override(None):
+        return str(label)
+
+
 def _cells(load: Load, figures: Figures) -> tuple[object, ...]:
     return (
-        load.site.name, load.ticket, figures.arrival, figures.net_kg, figures.decision.label,
-        "; ".join(figures.reasons), *(figures.results.get(p.key) for p in PARAMETERS),
+        load.site.name, load.ticket, figures.arrival, figures.net_kg,
+        _neutral(figures.decision.label), "; ".join(figures.reasons),
+        *(figures.results.get(p.key) for p in PARAMETERS),
         figures.claimed,
     )  # fmt: skip

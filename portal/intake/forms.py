@@ -16,7 +16,10 @@ from typing import Any
 
 from django import forms
 from django.core.validators import RegexValidator
-from django.utils import timezone
+from django.utils import formats, timezone
+from django.utils.functional import lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from portal.intake import quality
 from portal.intake.loads import Bounds, Claim, Figures, latest_figures, specification_now
@@ -37,11 +40,11 @@ CLOCKS_APART = timedelta(minutes=10)  # a weighbridge's clock a little ahead of 
 CLAIMS_AT_MOST = 3
 HIGHEST_RATE = Decimal("500")  # pounds a tonne
 REASON_LONGEST = 500  # a correction's reason, from the form, an upload or the door
-WEIGHT = "Enter the weight in kilograms in the digits 0 to 9, for example 41200 or 41,200."
+WEIGHT = _("Enter the weight in kilograms in the digits 0 to 9, for example 41200 or 41,200.")
 
 TICKET = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9/._-]*$",
-    "A ticket number has letters, digits, and - / . _ between them.",
+    _("A ticket number has letters, digits, and - / . _ between them."),
 )
 
 
@@ -59,27 +62,27 @@ class LoadForm(forms.Form):
     """One load's figures at a site, for a passport of `crop`. `load`, when the figures correct
     a load's: its ticket stays, and is not refused as used."""
 
-    ticket = forms.CharField(label="Ticket number", max_length=40, validators=[TICKET])
+    ticket = forms.CharField(label=_("Ticket number"), max_length=40, validators=[TICKET])
     arrival = AsciiDateTimeField(
-        label="Arrived at", help_text="Date and time, as 2026-09-03 10:15.",
-        error_messages={"invalid": "Enter the date and time in the digits 0 to 9, as "
-                        "2026-09-03 10:15."},
+        label=_("Arrived at"), help_text=_("Date and time, as 2026-09-03 10:15."),
+        error_messages={"invalid": _("Enter the date and time in the digits 0 to 9, as "
+                                     "2026-09-03 10:15.")},
     )  # fmt: skip
-    vehicle = forms.CharField(label="Vehicle registration", max_length=16,
-                              help_text="As seen on the vehicle.",
+    vehicle = forms.CharField(label=_("Vehicle registration"), max_length=16,
+                              help_text=_("As seen on the vehicle."),
                               validators=[printable])  # fmt: skip
-    gross_kg = WholeNumberField(label="Gross weight (kg)", min_value=1, max_value=HEAVIEST_KG,
+    gross_kg = WholeNumberField(label=_("Gross weight (kg)"), min_value=1, max_value=HEAVIEST_KG,
                                 thousands=True, error_messages={"invalid": WEIGHT})  # fmt: skip
-    tare_kg = WholeNumberField(label="Tare weight (kg)", min_value=1, max_value=HEAVIEST_KG,
+    tare_kg = WholeNumberField(label=_("Tare weight (kg)"), min_value=1, max_value=HEAVIEST_KG,
                                thousands=True, error_messages={"invalid": WEIGHT})  # fmt: skip
-    sample_reference = forms.CharField(label="Sample reference", max_length=40, required=False,
+    sample_reference = forms.CharField(label=_("Sample reference"), max_length=40, required=False,
                                        validators=[printable])  # fmt: skip
-    sample_kept_days = WholeNumberField(label="Sample kept (days)", min_value=0,
+    sample_kept_days = WholeNumberField(label=_("Sample kept (days)"), min_value=0,
                                         max_value=3650, required=False)  # fmt: skip
-    decision = forms.ChoiceField(label="Decision", choices=Decision.choices)
+    decision = forms.ChoiceField(label=_("Decision"), choices=Decision.choices)
     reasons = forms.MultipleChoiceField(
-        label="Reasons", choices=quality.REASONS, required=False,
-        help_text="Why the load was redirected, rejected or claimed on.",
+        label=_("Reasons"), choices=quality.REASONS, required=False,
+        help_text=_("Why the load was redirected, rejected or claimed on."),
     )  # fmt: skip
 
     def __init__(
@@ -99,14 +102,16 @@ class LoadForm(forms.Form):
             self.fields[parameter.key] = _result_field(parameter)
         choices = [("", "—")] + [(p.key, p.label) for p in self.parameters]
         for number, (name, rate, tonnes) in enumerate(CLAIM_FIELDS, start=1):
-            self.fields[name] = forms.ChoiceField(label=f"Claim {number}: on", required=False,
-                                                  choices=choices)  # fmt: skip
-            self.fields[rate] = ScoreField(label=f"Claim {number}: £ a tonne", required=False,
-                                           min_value=Decimal("0.01"), max_value=HIGHEST_RATE,
-                                           decimal_places=2)  # fmt: skip
+            said = {"number": number}
+            self.fields[name] = forms.ChoiceField(label=gettext("Claim %(number)s: on") % said,
+                                                  required=False, choices=choices)  # fmt: skip
+            self.fields[rate] = ScoreField(label=gettext("Claim %(number)s: £ a tonne") % said,
+                                           required=False, min_value=Decimal("0.01"),
+                                           max_value=HIGHEST_RATE, decimal_places=2)  # fmt: skip
             self.fields[tonnes] = ScoreField(
-                label=f"Claim {number}: tonnes", required=False, min_value=Decimal("0.001"),
-                decimal_places=3, help_text="Blank: the load's net tonnes.",
+                label=gettext("Claim %(number)s: tonnes") % said, required=False,
+                min_value=Decimal("0.001"), decimal_places=3,
+                help_text=gettext("Blank: the load's net tonnes."),
             )  # fmt: skip
         if load is not None:
             self.fields["ticket"].disabled = True
@@ -129,20 +134,25 @@ class LoadForm(forms.Form):
         ticket = self.cleaned_data["ticket"].strip()
         if self.load is None and Load.objects.filter(site=self.site, ticket=ticket).exists():
             raise forms.ValidationError(
-                f"Ticket {ticket} is recorded at {self.site} already: correct that load instead."
-            )
+                gettext("Ticket %(ticket)s is recorded at %(site)s already: correct that load "
+                        "instead.") % {"ticket": ticket, "site": self.site}
+            )  # fmt: skip
         return ticket
 
     def clean_arrival(self) -> datetime:
         arrival = self.cleaned_data["arrival"]
         now = timezone.now()
         if arrival > now + CLOCKS_APART:
-            raise forms.ValidationError("A load cannot arrive later than now.")
+            raise forms.ValidationError(gettext("A load cannot arrive later than now."))
         if arrival < now - timedelta(days=OLDEST_DAYS):
-            raise forms.ValidationError("A load recorded here arrived within the last year.")
+            raise forms.ValidationError(
+                gettext("A load recorded here arrived within the last year.")
+            )
         if self.loaded and timezone.localdate(arrival) < timezone.localdate(self.loaded):
-            loaded = timezone.localdate(self.loaded).strftime("%-d %B %Y")
-            raise forms.ValidationError(f"The load arrived before it was loaded ({loaded}).")
+            loaded = formats.date_format(timezone.localdate(self.loaded), "j F Y")
+            raise forms.ValidationError(
+                gettext("The load arrived before it was loaded (%(loaded)s).") % {"loaded": loaded}
+            )
         return arrival
 
     def clean_vehicle(self) -> str:
@@ -160,7 +170,7 @@ class LoadForm(forms.Form):
         earlier = {self.cleaned_data.get(_claim_field(n, "parameter")) for n in range(1, number)}
         if on and on in earlier:
             raise forms.ValidationError(
-                "Another claim is on this result already: make one claim on each result."
+                gettext("Another claim is on this result already: make one claim on each result.")
             )
         return on
 
@@ -175,9 +185,9 @@ class LoadForm(forms.Form):
     def _check_weights(self, cleaned: dict[str, Any]) -> None:
         gross, tare = cleaned.get("gross_kg"), cleaned.get("tare_kg")
         if gross is not None and tare is not None and tare >= gross:
-            self.add_error(
-                "tare_kg", "The tare weight is the empty vehicle's: it is below the gross weight."
-            )
+            self.add_error("tare_kg", gettext(
+                "The tare weight is the empty vehicle's: it is below the gross weight."
+            ))  # fmt: skip
 
     def _check_results(self, cleaned: dict[str, Any]) -> None:
         measured = {p.key for p in self.parameters}
@@ -186,9 +196,7 @@ class LoadForm(forms.Form):
             if value is None:
                 continue
             if parameter.key not in measured:
-                self.add_error(
-                    parameter.key, f"{parameter.label} is not measured for {self._crop}."
-                )
+                self.add_error(parameter.key, self._not_measured(parameter))
             elif refusal := parameter.refusal(value):
                 self.add_error(parameter.key, refusal)
 
@@ -201,13 +209,13 @@ class LoadForm(forms.Form):
             if any(part in self.errors for part in (name, rate, tonnes)):
                 continue  # said already, beside its field
             if not on:
-                self.add_error(name, "Say which result the claim is on.")
+                self.add_error(name, gettext("Say which result the claim is on."))
             elif pounds is None:
-                self.add_error(rate, "Say the claim's rate in pounds a tonne.")
+                self.add_error(rate, gettext("Say the claim's rate in pounds a tonne."))
             elif weight is not None and (net := self._net_tonnes(cleaned)) and weight > net:
-                self.add_error(
-                    tonnes, f"A claim is on at most the load's {weights.tonnes(net)} tonnes."
-                )
+                self.add_error(tonnes, gettext(
+                    "A claim is on at most the load's %(tonnes)s tonnes."
+                ) % {"tonnes": weights.tonnes(net)})  # fmt: skip
             else:
                 claims.append(Claim(on, pounds, weight))
         return claims
@@ -223,12 +231,14 @@ class LoadForm(forms.Form):
         decision, claimed = cleaned.get("decision"), bool(self._given_claims(cleaned))
         if decision == Decision.CLAIM and not claimed:
             self.add_error(
-                "claim_1_parameter", "A load accepted with a claim has at least one claim."
+                "claim_1_parameter", gettext("A load accepted with a claim has at least one claim.")
             )
         if decision and decision != Decision.CLAIM and claimed:
-            self.add_error("decision", "Claims are made on a load accepted with a claim only.")
+            self.add_error(
+                "decision", gettext("Claims are made on a load accepted with a claim only.")
+            )
         if decision in (Decision.REDIRECTED, Decision.REJECTED) and not cleaned.get("reasons"):
-            self.add_error("reasons", "Say why the load was redirected or rejected.")
+            self.add_error("reasons", gettext("Say why the load was redirected or rejected."))
 
     @staticmethod
     def _net_tonnes(cleaned: dict[str, Any]) -> Decimal | None:
@@ -237,9 +247,12 @@ class LoadForm(forms.Form):
             return None
         return Decimal(gross - tare) / 1000
 
-    @property
-    def _crop(self) -> str:
-        return self.crop.lower() or "this crop"
+    def _not_measured(self, parameter: quality.Parameter) -> str:
+        """Why a result of `parameter` is refused for the load's crop."""
+        said = {"parameter": parameter.label, "crop": self.crop.lower()}
+        if self.crop:
+            return gettext("%(parameter)s is not measured for %(crop)s.") % said
+        return gettext("%(parameter)s is not measured for this crop.") % said
 
     # --- the record ------------------------------------------------------------------------
 
@@ -270,8 +283,16 @@ def initial_of(figures: Figures) -> dict[str, object]:
 
 
 def _result_field(parameter: quality.Parameter) -> forms.DecimalField:
-    return ScoreField(label=f"{parameter.label} ({parameter.unit})", required=False,
-                      max_digits=7, decimal_places=2)  # fmt: skip
+    return ScoreField(label=_labelled(parameter), required=False, max_digits=7,
+                      decimal_places=2)  # fmt: skip
+
+
+def _label_of(parameter: quality.Parameter) -> str:
+    return f"{parameter.label} ({parameter.unit})"
+
+
+# A result's label in the language of whoever reads it: "Moisture (%)", "Lleithder (%)".
+_labelled = lazy(_label_of, str)
 
 
 # --- the clerks' pages ------------------------------------------------------------------------
@@ -283,9 +304,10 @@ class CodeForm(forms.Form):
     each code of its list."""
 
     code = forms.CharField(
-        label="Short code", max_length=CHARACTERS_A_CODE, validators=[printable],
-        help_text="As printed on the passport, with or without its hyphen, or scan its QR code.",
-        error_messages={"required": "Enter the passport's short code."},
+        label=_("Short code"), max_length=CHARACTERS_A_CODE, validators=[printable],
+        help_text=_("As printed on the passport, with or without its hyphen, or scan its QR "
+                    "code."),
+        error_messages={"required": _("Enter the passport's short code.")},
     )  # fmt: skip
 
     def clean_code(self) -> str:
@@ -306,8 +328,8 @@ class ClerkLoadForm(LoadForm):
     SAMPLE = ("sample_reference", "sample_kept_days")
 
     accepted_all_the_same = forms.BooleanField(
-        label="Accepted all the same", required=False,
-        help_text="Tick to record the load as accepted with a result out of specification.",
+        label=_("Accepted all the same"), required=False,
+        help_text=_("Tick to record the load as accepted with a result out of specification."),
     )  # fmt: skip
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -331,7 +353,9 @@ class ClerkLoadForm(LoadForm):
         for parameter in self.parameters:
             if bounds := self.specification.get(parameter.key):
                 field = self.fields[parameter.key]
-                field.help_text = f"The site's specification: {bounds.in_words(parameter.unit)}."
+                field.help_text = gettext("The site's specification: %(bounds)s.") % {
+                    "bounds": bounds.in_words(parameter.unit)
+                }
                 field.widget.attrs.update(_bounds_attributes(bounds))
 
     @property
@@ -350,10 +374,10 @@ class ClerkLoadForm(LoadForm):
         accepted = cleaned.get("decision") == Decision.ACCEPTED
         outside = self._outside_specification(cleaned) if accepted else []
         if outside and not cleaned.get("accepted_all_the_same"):
-            self.add_error("accepted_all_the_same", (
-                f"Out of the site's specification: {'; '.join(outside)}. Tick \"Accepted all "
-                "the same\" to record the load as accepted, or choose another decision."
-            ))  # fmt: skip
+            self.add_error("accepted_all_the_same", gettext(
+                "Out of the site's specification: %(outside)s. Tick \"Accepted all the same\" "
+                "to record the load as accepted, or choose another decision."
+            ) % {"outside": "; ".join(outside)})  # fmt: skip
         return cleaned
 
     def _outside_specification(self, cleaned: dict[str, Any]) -> list[str]:
@@ -374,18 +398,25 @@ class ClerkLoadForm(LoadForm):
 def _bounds_attributes(bounds: Bounds) -> dict[str, str]:
     """A specification's bounds on its field, for the page's script to judge what is typed."""
     sides = (("data-lowest", bounds.lowest), ("data-highest", bounds.highest))
-    return {name: format(bound, "f") for name, bound in sides if bound is not None}
+    return {
+        **{name: format(bound, "f") for name, bound in sides if bound is not None},
+        "data-within": gettext("Within the site's specification."),
+        "data-outside": gettext("Out of the site's specification."),
+    }
 
 
 # A correction's reason, as the correction form, an upload's row and the door read it.
 REASON = forms.CharField(
-    label="Why the record is corrected", max_length=REASON_LONGEST,
+    label=_("Why the record is corrected"), max_length=REASON_LONGEST,
     widget=forms.Textarea(attrs={"rows": 3}),
-    help_text=f"The grower sees this in the load's history. At most {REASON_LONGEST} characters.",
+    help_text=lazy(lambda: gettext(
+        "The grower sees this in the load's history. At most %(most)s characters."
+    ) % {"most": REASON_LONGEST}, str)(),
     validators=[printable_lines],
     error_messages={
-        "required": "Say why the record is corrected.",
-        "max_length": f"Say why in at most {REASON_LONGEST} characters.",
+        "required": _("Say why the record is corrected."),
+        "max_length": lazy(lambda: gettext("Say why in at most %(most)s characters.")
+                           % {"most": REASON_LONGEST}, str)(),
     },
 )  # fmt: skip
 
@@ -410,6 +441,6 @@ class CorrectionForm(ClerkLoadForm):
         comparable = self.load is not None and not self.errors
         if comparable and self.figures() == latest_figures(self.load):
             raise forms.ValidationError(
-                "Nothing was changed: a correction changes at least one of the figures."
+                gettext("Nothing was changed: a correction changes at least one of the figures.")
             )
         return cleaned

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.dispatch import Signal
+from django.utils.translation import gettext
 
 from portal.intake.models import Decision, IntakeSite, Load, LoadEntry, Specification
 from portal.passports.lookup import Verdict
@@ -115,12 +116,12 @@ class Bounds:
 
     def in_words(self, unit: str) -> str:
         """The specification as a person says it: "76 kg/hl or more", "" without bounds."""
-        low, high = (_plain(self.lowest), _plain(self.highest))
-        if low and high:
-            return f"{low} to {high} {unit}"
-        if low:
-            return f"{low} {unit} or more"
-        return f"at most {high} {unit}" if high else ""
+        said = {"lowest": _plain(self.lowest), "highest": _plain(self.highest), "unit": unit}
+        if said["lowest"] and said["highest"]:
+            return gettext("%(lowest)s to %(highest)s %(unit)s") % said
+        if said["lowest"]:
+            return gettext("%(lowest)s %(unit)s or more") % said
+        return gettext("at most %(highest)s %(unit)s") % said if said["highest"] else ""
 
     def as_json(self) -> dict[str, str | None]:
         sides = (("lowest", self.lowest), ("highest", self.highest))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from portal.intake import quality
 
@@ -66,10 +67,10 @@ class Specification(models.Model):
 
 
 class Decision(models.TextChoices):
-    ACCEPTED = "accepted", "Accepted"
-    CLAIM = "claim", "Accepted with a claim"
-    REDIRECTED = "redirected", "Redirected"
-    REJECTED = "rejected", "Rejected"
+    ACCEPTED = "accepted", _("Accepted")
+    CLAIM = "claim", _("Accepted with a claim")
+    REDIRECTED = "redirected", _("Redirected")
+    REJECTED = "rejected", _("Rejected")
 
 
 class Load(models.Model):
@@ -111,11 +112,11 @@ class LoadEntry(models.Model):
     the passport's claim as the look-up gave it when the load was recorded."""
 
     class Kind(models.TextChoices):
-        RECORDED = "recorded", "Recorded"
-        CORRECTED = "corrected", "Corrected"
-        QUERIED = "queried", "Queried"
-        ANSWERED = "answered", "Answered"
-        STOOD_BY = "stood-by", "Result upheld"
+        RECORDED = "recorded", _("Recorded")
+        CORRECTED = "corrected", _("Corrected")
+        QUERIED = "queried", _("Queried")
+        ANSWERED = "answered", _("Answered")
+        STOOD_BY = "stood-by", _("Result upheld")
 
     load = models.ForeignKey(Load, on_delete=models.PROTECT, related_name="entries")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -39,12 +39,14 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.db.models import Q
-from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 
 from portal.accounts import preferences
+from portal.accounts.language import mail_body, mail_languages, mail_subject
 from portal.assurance.client import Credentials
+from portal.intake import quality
 from portal.intake.loads import Figures
 from portal.intake.models import IntakeSite, Load, LoadEntry, ResultMail
 from portal.jobs import actions
@@ -103,8 +105,10 @@ def _queue_if_room(mail: ResultMail, maker: AbstractBaseUser, countdown: int) ->
     now = timezone.now()
     if not has_room(maker, mail.load.site, now):
         return False
-    code = mail.load.passport.short_code
-    title = f"Intake result of passport {code} by e-mail to {mail.recipient}"[:200]
+    said = {"code": mail.load.passport.short_code, "address": mail.recipient}
+    title = mail_subject(mail_languages(maker), lambda: gettext(
+        "Intake result of passport %(code)s by e-mail to %(address)s"
+    ) % said)[:200]  # fmt: skip
     mail.job = actions.queue_for(maker, result_mail, title, {"mail": mail.pk}, countdown)
     mail.queued = now
     mail.save(update_fields=["job", "queued"])
@@ -160,9 +164,17 @@ def result_mail(job: Job, credentials: Credentials | None, progress: Progress) -
             return
         changes = changes_since_last_mail(mail.load)
         if not changes:
-            raise WorkFailed("Nothing was sent: a later mail told what changed.")
+            raise WorkFailed(gettext("Nothing was sent: a later mail told what changed."))
         hand_to_mail_server(message_of(mail, changes), mail.recipient)
         ResultMail.objects.filter(pk=mail.pk).update(sent=timezone.now(), told_up_to=changes[-1])
+
+
+def _said_reasons(keys: tuple[str, ...]) -> str:
+    return "; ".join(str(quality.reason_label(key)) for key in keys)
+
+
+# The decision's reasons, in the language of each part of the mail.
+_reasons_said = lazy(_said_reasons, str)
 
 
 def changes_since_last_mail(load: Load) -> list[LoadEntry]:
@@ -173,25 +185,34 @@ def changes_since_last_mail(load: Load) -> list[LoadEntry]:
 
 
 def message_of(mail: ResultMail, changes: list[LoadEntry]) -> EmailMessage:
-    """The mail, plain text: the load's latest figures, each correction's reason in the site's
-    words (quoted), and where to see the rest."""
+    """The mail, plain text, in the maker's language (or Welsh and English both, asking, until
+    they choose): the load's latest figures, each correction's reason in the site's words
+    (quoted, as the site wrote them), and where to see the rest."""
     load = mail.load
     figures = Figures.from_json(changes[-1].figures)
     code = load.passport.short_code
     corrections = [entry for entry in changes if entry.kind == LoadEntry.Kind.CORRECTED]
+    net_weight = f"{figures.net_kg:,} kg"
     context = {
         "load": load, "code": code, "figures": figures, "changes": len(changes),
         "corrected": bool(corrections), "decision": figures.decision.label,
-        "net_weight": f"{figures.net_kg:,} kg",
+        "reasons_said": _reasons_said(figures.reasons) if figures.reasons else "",
+        "net_weight": net_weight,
         "reasons": [{"at": timezone.localtime(entry.at), "words": quoted(entry.words)}
                     for entry in corrections if entry.words.strip()],
-        "passport_page": settings.PORTAL_URL + reverse("passports:passport", args=[code]),
-        "account_page": settings.PORTAL_URL + reverse("accounts:you"),
+        "portal_url": settings.PORTAL_URL,
     }  # fmt: skip
-    what = "corrected" if corrections else "at intake"
+    said = {"code": code, "decision": figures.decision.label, "net_weight": net_weight}
+
+    def subject() -> str:
+        if corrections:
+            return gettext("Passport %(code)s corrected: %(decision)s, %(net_weight)s") % said
+        return gettext("Passport %(code)s at intake: %(decision)s, %(net_weight)s") % said
+
+    languages = mail_languages(load.passport.made_by)
     return EmailMessage(
-        subject=f"Passport {code} {what}: {figures.decision.label}, {context['net_weight']}",
-        body=render_to_string("intake/mail/result.txt", context),
+        subject=mail_subject(languages, subject),
+        body=mail_body(languages, "intake/mail/result.txt", context),
         from_email=settings.DEFAULT_FROM_EMAIL,
         to=[mail.recipient],
         headers={"Message-ID": mail.message_id},

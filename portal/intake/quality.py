@@ -7,11 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
 
 @dataclass(frozen=True, slots=True)
 class Parameter:
     key: str
-    label: str
+    label: str | Promise  # in the language of the page or job that reads it
     unit: str
     lowest: Decimal  # a value below is a typing error
     highest: Decimal  # and above
@@ -20,32 +24,35 @@ class Parameter:
         """Why `value` cannot be a measurement of this parameter, or None if it can be."""
         if self.lowest <= value <= self.highest:
             return None
-        return (f"{self.label} of {value} {self.unit} cannot be measured: it is between "
-                f"{self.lowest} and {self.highest} {self.unit}.")  # fmt: skip
+        return gettext(
+            "%(parameter)s of %(value)s %(unit)s cannot be measured: it is between %(lowest)s "
+            "and %(highest)s %(unit)s."
+        ) % {"parameter": self.label, "value": value, "unit": self.unit, "lowest": self.lowest,
+             "highest": self.highest}  # fmt: skip
 
 
-def _p(key: str, label: str, unit: str, lowest: str, highest: str) -> Parameter:
+def _p(key: str, label: str | Promise, unit: str, lowest: str, highest: str) -> Parameter:
     return Parameter(key, label, unit, Decimal(lowest), Decimal(highest))
 
 
-MOISTURE = _p("moisture", "Moisture", "%", "0", "40")
-SPECIFIC_WEIGHT = _p("specific_weight", "Specific weight", "kg/hl", "40", "90")
-ADMIXTURE = _p("admixture", "Admixture", "%", "0", "50")
-SCREENINGS = _p("screenings", "Screenings", "%", "0", "50")
+MOISTURE = _p("moisture", _("Moisture"), "%", "0", "40")
+SPECIFIC_WEIGHT = _p("specific_weight", _("Specific weight"), "kg/hl", "40", "90")
+ADMIXTURE = _p("admixture", _("Admixture"), "%", "0", "50")
+SCREENINGS = _p("screenings", _("Screenings"), "%", "0", "50")
 
 # By crop, in lower case, as a passport names it.
 PARAMETERS: dict[str, tuple[Parameter, ...]] = {
     "wheat": (
-        MOISTURE, SPECIFIC_WEIGHT, _p("protein", "Protein", "%", "5", "20"),
-        _p("hagberg", "Hagberg falling number", "s", "60", "500"), ADMIXTURE, SCREENINGS,
+        MOISTURE, SPECIFIC_WEIGHT, _p("protein", _("Protein"), "%", "5", "20"),
+        _p("hagberg", _("Hagberg falling number"), "s", "60", "500"), ADMIXTURE, SCREENINGS,
     ),
     "barley": (
-        MOISTURE, SPECIFIC_WEIGHT, _p("nitrogen", "Nitrogen", "%", "0.5", "3.5"),
-        _p("germination", "Germination", "%", "0", "100"), SCREENINGS, ADMIXTURE,
+        MOISTURE, SPECIFIC_WEIGHT, _p("nitrogen", _("Nitrogen"), "%", "0.5", "3.5"),
+        _p("germination", _("Germination"), "%", "0", "100"), SCREENINGS, ADMIXTURE,
     ),
     "oilseed rape": (
-        MOISTURE, _p("oil", "Oil", "%", "20", "60"),
-        _p("free_fatty_acids", "Free fatty acids", "%", "0", "10"), ADMIXTURE,
+        MOISTURE, _p("oil", _("Oil"), "%", "20", "60"),
+        _p("free_fatty_acids", _("Free fatty acids"), "%", "0", "10"), ADMIXTURE,
     ),
     "beans": (MOISTURE, ADMIXTURE),
     "peas": (MOISTURE, ADMIXTURE),
@@ -74,24 +81,24 @@ ALL_PARAMETERS = _every_parameter()
 
 # Why a load was claimed on, redirected or rejected: kept by key, shown by label.
 REASONS = (
-    ("moisture", "Moisture above specification"),
-    ("specific-weight", "Specific weight below specification"),
-    ("protein", "Protein or nitrogen outside specification"),
-    ("hagberg", "Hagberg falling number below specification"),
-    ("oil", "Oil content below specification"),
-    ("admixture", "Admixture above specification"),
-    ("screenings", "Screenings above specification"),
-    ("germination", "Germination below specification"),
-    ("insects", "Live insects"),
-    ("taint", "Odour or taint"),
-    ("heated", "Heated or mouldy grain"),
-    ("contamination", "Contamination (glass, stones, treated seed)"),
-    ("variety", "Not the variety declared"),
-    ("passport", "Passport not valid"),
+    ("moisture", _("Moisture above specification")),
+    ("specific-weight", _("Specific weight below specification")),
+    ("protein", _("Protein or nitrogen outside specification")),
+    ("hagberg", _("Hagberg falling number below specification")),
+    ("oil", _("Oil content below specification")),
+    ("admixture", _("Admixture above specification")),
+    ("screenings", _("Screenings above specification")),
+    ("germination", _("Germination below specification")),
+    ("insects", _("Live insects")),
+    ("taint", _("Odour or taint")),
+    ("heated", _("Heated or mouldy grain")),
+    ("contamination", _("Contamination (glass, stones, treated seed)")),
+    ("variety", _("Not the variety declared")),
+    ("passport", _("Passport not valid")),
 )
 _REASON_LABELS = dict(REASONS)
 
 
-def reason_label(key: str) -> str:
+def reason_label(key: str) -> str | Promise:
     """A reason as people read it (one kept before the list had it, as it was kept)."""
     return _REASON_LABELS.get(key, key)

@@ -19,6 +19,9 @@ import pypdf
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.utils.functional import lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from portal.intake.models import Load, LoadEntry
 from portal.lib.printable import printable_lines
@@ -113,9 +116,13 @@ def certificate_problem(certificate: UploadedFile) -> str | None:
         return too_large_message()
     content = certificate.read()
     if not content.startswith(b"%PDF-"):  # nothing of another kind before it
-        return "This file is not a PDF, whatever its name says: attach the certificate as a PDF."
+        return gettext(
+            "This file is not a PDF, whatever its name says: attach the certificate as a PDF."
+        )
     if b"%%EOF" not in content[-PDF_ENDS:]:
-        return "This PDF is cut short: attach the whole file (download it again if need be)."
+        return gettext(
+            "This PDF is cut short: attach the whole file (download it again if need be)."
+        )
     return _unreadable(content)
 
 
@@ -123,24 +130,44 @@ def _unreadable(content: bytes) -> str | None:
     try:
         reader = pypdf.PdfReader(io.BytesIO(content))
         if reader.is_encrypted and not reader.decrypt(""):
-            return "This PDF is locked with a password: attach a copy that opens without one."
+            return gettext(
+                "This PDF is locked with a password: attach a copy that opens without one."
+            )
         if len(reader.pages) == 0:
-            return "This PDF has no pages: attach the certificate itself."
+            return gettext("This PDF has no pages: attach the certificate itself.")
     # A damaged file fails in any of pypdf's ways, not only its own errors.
     except Exception:
-        return "This PDF is damaged and does not open: attach a good copy of the certificate."
+        return gettext(
+            "This PDF is damaged and does not open: attach a good copy of the certificate."
+        )
     return None
 
 
 def too_large_message() -> str:
     most = CERTIFICATE_MOST_BYTES // (1024 * 1024)
-    return (
-        f"The certificate is larger than {most} MB: attach a smaller PDF (scanned at a lower "
+    return gettext(
+        "The certificate is larger than %(most)s MB: attach a smaller PDF (scanned at a lower "
         "resolution, or only its pages of results)."
-    )
+    ) % {"most": most}
 
 
-WORDS_HELP = f"At most {WORDS_MOST:,} characters."
+def _words_help() -> str:
+    return gettext("At most %(most)s characters.") % {"most": f"{WORDS_MOST:,}"}
+
+
+def _query_help() -> str:
+    return gettext(
+        "What you think is wrong, and what your own tests found. At most %(most)s characters."
+    ) % {"most": f"{WORDS_MOST:,}"}
+
+
+def _certificate_help() -> str:
+    return gettext("A PDF of at most %(most)s MB.") % {
+        "most": CERTIFICATE_MOST_BYTES // (1024 * 1024)
+    }
+
+
+WORDS_HELP = lazy(_words_help, str)()
 
 
 class QueryForm(forms.Form):
@@ -149,15 +176,15 @@ class QueryForm(forms.Form):
     whole sending was, too large to read, words and all."""
 
     words = forms.CharField(
-        label="Why you query this result", max_length=WORDS_MOST,
-        help_text=f"What you think is wrong, and what your own tests found. {WORDS_HELP}",
-        error_messages={"required": "Say why you query this result."},
+        label=_("Why you query this result"), max_length=WORDS_MOST,
+        help_text=lazy(_query_help, str)(),
+        error_messages={"required": _("Say why you query this result.")},
         widget=forms.Textarea(attrs={"rows": 4}), validators=[printable_lines],
     )  # fmt: skip
     certificate = forms.FileField(
-        label="Laboratory certificate (if you have one)", required=False,
-        help_text=f"A PDF of at most {CERTIFICATE_MOST_BYTES // (1024 * 1024)} MB.",
-        error_messages={"empty": "This file is empty: attach the certificate's PDF."},
+        label=_("Laboratory certificate (if you have one)"), required=False,
+        help_text=lazy(_certificate_help, str)(),
+        error_messages={"empty": _("This file is empty: attach the certificate's PDF.")},
         widget=forms.FileInput(attrs={"accept": "application/pdf,.pdf"}),
     )  # fmt: skip
 
@@ -167,7 +194,7 @@ class QueryForm(forms.Form):
         super().__init__(*args, auto_id=ids_of(load, "query"), **kwargs)
         self.too_large = too_large or unread
         if unread:
-            self.fields["words"].error_messages["required"] = (
+            self.fields["words"].error_messages["required"] = gettext(
                 "Write your query again: with so large a file, nothing you sent was read."
             )
 
@@ -188,12 +215,12 @@ class AnswerForm(forms.Form):
     both: the grower asked why, and a stand-by without a reason tells them nothing."""
 
     words = forms.CharField(
-        label="Your answer", max_length=WORDS_MOST, help_text=WORDS_HELP,
-        error_messages={"required": "Write your answer, or why the result stands."},
+        label=_("Your answer"), max_length=WORDS_MOST, help_text=WORDS_HELP,
+        error_messages={"required": _("Write your answer, or why the result stands.")},
         widget=forms.Textarea(attrs={"rows": 4}), validators=[printable_lines],
     )  # fmt: skip
     action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS], required=False, error_messages={
-        "invalid_choice": "Press Answer or Stand by the result."})  # fmt: skip
+        "invalid_choice": _("Press Answer or Stand by the result.")})  # fmt: skip
 
     def __init__(self, load: Load, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, auto_id=ids_of(load, "answer"), **kwargs)

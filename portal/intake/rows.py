@@ -24,6 +24,8 @@ from itertools import chain
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import translation
+from django.utils.translation import gettext
 
 from portal.intake import loads, quality, verdicts
 from portal.intake.forms import CLAIM_FIELDS, LoadForm, reason_refusals
@@ -133,21 +135,24 @@ def check(
     errors: dict[str, list[str]] = {}
     correction = _yes(record.get(CORRECTION))
     if correction is None:
-        errors[CORRECTION] = ["Say yes for a correction, or leave it blank."]
+        errors[CORRECTION] = [gettext("Say yes for a correction, or leave it blank.")]
     reason = _text(record.get(CORRECTION_REASON))
     ticket = _text(record.get("ticket"))
     load = recorded.get(ticket)
     if load is not None and correction is False:
         return Taken(Outcome.ALREADY, load=load)
     if correction and not reason:
-        errors[CORRECTION_REASON] = ["Say why the load is corrected."]
+        errors[CORRECTION_REASON] = [gettext("Say why the load is corrected.")]
     elif reason and not correction:
-        errors[CORRECTION_REASON] = ["Only a correction has a reason: mark it as a correction."]
+        errors[CORRECTION_REASON] = [
+            gettext("Only a correction has a reason: mark it as a correction.")
+        ]
     elif reason and (refusals := reason_refusals(reason)):
         errors[CORRECTION_REASON] = refusals
     if correction and load is None and ticket:
-        errors["ticket"] = [f"Ticket {ticket} is not recorded at {site}: only a recorded load "
-                            "is corrected."]  # fmt: skip
+        errors["ticket"] = [gettext("Ticket %(ticket)s is not recorded at %(site)s: only a "
+                                    "recorded load is corrected.")
+                            % {"ticket": ticket, "site": site}]  # fmt: skip
     passport, refusal = _passport(record.get(SHORT_CODE), passports, load if correction else None)
     if refusal:
         errors[SHORT_CODE] = [refusal]
@@ -216,21 +221,24 @@ def _passport(
     load's passport is meant), or must name its load's."""
     text = _text(typed)
     if not is_printable(text):
-        return None, NOT_PRINTABLE
+        return None, str(NOT_PRINTABLE)
     short_code = codes.normalise(text)
     if corrected is not None:
         if text and short_code != corrected.passport.short_code:
-            return None, (f"Ticket {corrected.ticket} was recorded with passport "
-                          f"{corrected.passport.short_code}: a correction keeps it.")  # fmt: skip
+            return None, gettext(
+                "Ticket %(ticket)s was recorded with passport %(code)s: a correction keeps it."
+            ) % {"ticket": corrected.ticket, "code": corrected.passport.short_code}  # fmt: skip
         return corrected.passport, ""
     if not text:
-        return None, "Give the short code of the load's passport."
+        return None, gettext("Give the short code of the load's passport.")
     if short_code is None:
-        return None, "A short code has 8 to 12 letters and numbers (no 0, 1, I, L or O)."
+        return None, gettext("A short code has 8 to 12 letters and numbers (no 0, 1, I, L or O).")
     passport = passports.get(short_code)
     if passport is None:
-        return None, (f"The portal knows no passport {short_code}: the grower makes it here, "
-                      "or adds it by its code.")  # fmt: skip
+        return None, gettext(
+            "The portal knows no passport %(code)s: the grower makes it here, or adds it by its "
+            "code."
+        ) % {"code": short_code}  # fmt: skip
     return passport, ""
 
 
@@ -283,13 +291,24 @@ def _listed(value: object) -> list[str]:
     return [text for part in parts if (text := _text(part))]
 
 
-def _choice(value: object, choices: Iterable[tuple[str, str]]) -> str:
+def _choice(value: object, choices: Iterable[tuple[str, object]]) -> str:
+    """A choice's key, given by its key or its label, in English or in the language of the
+    page or job (a file made in English is read the same from a Welsh page)."""
     text = _text(value)
     folded = text.casefold()
+    english = (translation.get_language() or "en").startswith("en")
     for key, label in choices:
         if folded in (key.casefold(), str(label).casefold()):
             return key
+        if not english and folded == _in_english(label):
+            return key
     return text
+
+
+def _in_english(label: object) -> str:
+    """A choice's label in English (its words as the code writes them), folded."""
+    with translation.override(None):
+        return str(label).casefold()
 
 
 def _yes(value: object) -> bool | None:

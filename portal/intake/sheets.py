@@ -35,6 +35,8 @@ from pathlib import PurePath
 from typing import IO
 
 from defusedxml.ElementTree import iterparse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from openpyxl import load_workbook
 from openpyxl.packaging.manifest import Manifest
 from openpyxl.utils.escape import unescape
@@ -61,13 +63,19 @@ BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
 SEPARATORS = ",;\t"
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
-MORE_TEXT = "This workbook holds more text than a day's tickets can fill: it is not read."
-SAVE_AS = "Save it from your spreadsheet as CSV (comma-separated) or as an Excel workbook (.xlsx)."
+MORE_TEXT = _("This workbook holds more text than a day's tickets can fill: it is not read.")
+SAVE_AS = _("Save it from your spreadsheet as CSV (comma-separated) or as an Excel workbook "
+            "(.xlsx).")  # fmt: skip
 
 
 class NotASheet(ValueError):
     """The file cannot be read as a CSV file or a workbook; the message says why, to its
-    sender."""
+    sender (in the language of the page or job that read it)."""
+
+
+def _save_it(sentence: str) -> str:
+    """What is wrong with the file, then how to save it so that it is read: two sentences."""
+    return f"{sentence} {SAVE_AS}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,19 +100,22 @@ def kind_of(name: str, file: IO[bytes]) -> str:
     file.seek(0)
     if extension == ".xlsx":
         if not head.startswith(ZIP_START):
-            raise NotASheet(f"This file is named .xlsx but is not an Excel workbook. {SAVE_AS}")
+            raise NotASheet(_save_it(gettext("This file is named .xlsx but is not an Excel "
+                                             "workbook.")))  # fmt: skip
         _check_workbook(file)
         return XLSX
     if extension == ".csv":
         if head.startswith(ZIP_START):
-            raise NotASheet("This file is named .csv but is a workbook or another ZIP file: "
-                            "name it .xlsx if it is an Excel workbook.")  # fmt: skip
+            raise NotASheet(gettext("This file is named .csv but is a workbook or another ZIP "
+                                    "file: name it .xlsx if it is an Excel workbook."))  # fmt: skip
         _check_text(file)
         return CSV
     if extension == ".xls":
-        raise NotASheet(f"Excel 97-2003 workbooks (.xls) are not read here. {SAVE_AS}")
-    shown = extension or "without an extension"
-    raise NotASheet(f"A file {shown} is not taken here. {SAVE_AS}")
+        raise NotASheet(_save_it(gettext("Excel 97-2003 workbooks (.xls) are not read here.")))
+    if not extension:
+        raise NotASheet(_save_it(gettext("A file without an extension is not taken here.")))
+    refusal = gettext("A file %(extension)s is not taken here.") % {"extension": extension}
+    raise NotASheet(_save_it(refusal))
 
 
 def rows_of(
@@ -121,8 +132,8 @@ def rows_of(
     try:
         header = next(lines, None)
         if header is None:
-            raise NotASheet("The file is empty: start from the template, whose first row names "
-                            "the columns.")  # fmt: skip
+            raise NotASheet(gettext("The file is empty: start from the template, whose first "
+                                    "row names the columns."))  # fmt: skip
         names = _header(header, columns)
         blanks = 0
         for number, values in enumerate(lines, start=2):
@@ -132,10 +143,12 @@ def rows_of(
             if row.is_blank:
                 blanks += 1
                 if blanks > BLANK_ROWS:
-                    raise NotASheet(f"The file has more than {BLANK_ROWS} empty rows.")
+                    raise NotASheet(gettext("The file has more than %(most)s empty rows.")
+                                    % {"most": BLANK_ROWS})  # fmt: skip
                 continue
             if len(values) > len(names) and any(values[len(names) :]):
-                raise NotASheet(f"Row {number} has cells beyond the columns the first row names.")
+                raise NotASheet(gettext("Row %(number)s has cells beyond the columns the "
+                                        "first row names.") % {"number": number})  # fmt: skip
             yield row
     finally:
         lines.close()
@@ -150,20 +163,22 @@ def _header(cells: list[str], columns: tuple[str, ...]) -> list[str]:
     while names and not names[-1]:
         names.pop()
     known = set(columns)
-    unknown = [cells[i].strip() or f"(column {i + 1} unnamed)"
+    unknown = [cells[i].strip() or gettext("(column %(number)s unnamed)") % {"number": i + 1}
                for i, name in enumerate(names) if name not in known]  # fmt: skip
     twice = sorted({name for name in names if name and names.count(name) > 1})
     missing = [column for column in columns if column not in names]
     problems = []
     if unknown:
-        problems.append(f"columns not known here: {', '.join(unknown)}")
+        problems.append(gettext("columns not known here: %(names)s")
+                        % {"names": ", ".join(unknown)})  # fmt: skip
     if twice:
-        problems.append(f"columns named twice: {', '.join(twice)}")
+        problems.append(gettext("columns named twice: %(names)s") % {"names": ", ".join(twice)})
     if missing:
-        problems.append(f"columns missing: {', '.join(missing)}")
+        problems.append(gettext("columns missing: %(names)s") % {"names": ", ".join(missing)})
     if problems:
-        raise NotASheet(f"The first row names the columns, as the template's does; this one "
-                        f"has {'; '.join(problems)}.")  # fmt: skip
+        raise NotASheet(gettext("The first row names the columns, as the template's does; this "
+                                "one has %(problems)s.")
+                        % {"problems": "; ".join(problems)})  # fmt: skip
     return names
 
 
@@ -194,7 +209,7 @@ def _encoding(file: IO[bytes]) -> str:
     for encoding in ("utf-8", "cp1252"):
         if _decodes(file, encoding):
             return encoding
-    raise NotASheet(f"This file is named .csv but is not text. {SAVE_AS}")
+    raise NotASheet(_save_it(gettext("This file is named .csv but is not text.")))
 
 
 def _decodes(file: IO[bytes], encoding: str) -> bool:
@@ -225,7 +240,9 @@ def _csv_read(lines: Iterator[str], dialect: type[csv.Dialect]) -> Iterator[list
     try:
         yield from csv.reader(lines, dialect)
     except csv.Error as error:
-        raise NotASheet(f"The file cannot be read as CSV: {error}.") from None
+        raise NotASheet(
+            gettext("The file cannot be read as CSV: %(error)s.") % {"error": error}
+        ) from None
 
 
 def _text_lines(file: IO[bytes], encoding: str) -> Iterator[str]:
@@ -275,18 +292,18 @@ def _check_workbook(file: IO[bytes]) -> None:
             names = {part.filename for part in parts}
     except (zipfile.BadZipFile, OSError, ValueError):
         raise NotASheet(
-            f"This file is named .xlsx but is not an Excel workbook. {SAVE_AS}"
+            _save_it(gettext("This file is named .xlsx but is not an Excel workbook."))
         ) from None
     finally:
         file.seek(0)
     if "xl/workbook.xml" not in names:
-        raise NotASheet("This file is a ZIP but not an Excel workbook (an OpenDocument or Word "
-                        f"file, perhaps). {SAVE_AS}")  # fmt: skip
+        raise NotASheet(_save_it(gettext("This file is a ZIP but not an Excel workbook (an "
+                                         "OpenDocument or Word file, perhaps).")))  # fmt: skip
     if sum(part.file_size for part in parts) > UNPACKED_BYTES:
-        raise NotASheet("This workbook unpacks to more than a day's tickets can fill: it is not "
-                        "read.")  # fmt: skip
+        raise NotASheet(gettext("This workbook unpacks to more than a day's tickets can fill: "
+                                "it is not read."))  # fmt: skip
     if any(p.filename == SHARED_TEXT_PART and p.file_size > SHARED_TEXT_BYTES for p in parts):
-        raise NotASheet(MORE_TEXT)
+        raise NotASheet(str(MORE_TEXT))
 
 
 def _check_shared_texts(file: IO[bytes]) -> None:
@@ -300,16 +317,18 @@ def _check_shared_texts(file: IO[bytes]) -> None:
             texts = 0
             for name in parts.get(SHARED_STRINGS, [])[:1]:  # openpyxl reads the first
                 if archive.getinfo(name).file_size > SHARED_TEXT_BYTES:
-                    raise NotASheet(MORE_TEXT)
+                    raise NotASheet(str(MORE_TEXT))
                 texts = _texts_counted(archive, name)
             sheets = parts.get(WORKSHEET_TYPE, [])
             if texts and _cells_counted(archive, sheets, at_least=texts) < texts:
-                raise NotASheet("This workbook's table of texts holds more texts than its "
-                                "sheets have cells: it is not read.")  # fmt: skip
+                raise NotASheet(gettext("This workbook's table of texts holds more texts than "
+                                        "its sheets have cells: it is not read."))  # fmt: skip
     except NotASheet:
         raise
     except Exception as error:  # not a ZIP, a part missing, XML refused (entities, DTDs)
-        raise NotASheet(f"The workbook cannot be read ({type(error).__name__}).") from None
+        raise NotASheet(
+            gettext("The workbook cannot be read (%(error)s).") % {"error": type(error).__name__}
+        ) from None
     finally:
         file.seek(0)
 
@@ -324,8 +343,9 @@ def _parts_by_type(archive: zipfile.ZipFile) -> dict[str, list[str]]:
 
 
 def _texts_counted(archive: zipfile.ZipFile, name: str) -> int:
-    too_many = NotASheet(f"This workbook's table of texts holds more than {SHARED_TEXTS:,} "
-                         "texts, far more than a day's tickets: it is not read.")  # fmt: skip
+    too_many = NotASheet(gettext("This workbook's table of texts holds more than %(most)s texts, "
+                                 "far more than a day's tickets: it is not read.")
+                         % {"most": f"{SHARED_TEXTS:,}"})  # fmt: skip
     texts = 0
     with archive.open(name) as part:
         for event, element in iterparse(part, events=("start", "end")):
@@ -362,9 +382,13 @@ def _workbook_lines(file: IO[bytes]) -> Iterator[list[str]]:
         workbook = load_workbook(_unwrapped(file), read_only=True, data_only=False,
                                  keep_links=False)  # fmt: skip
     except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
-        raise NotASheet(f"The workbook cannot be read ({type(error).__name__}).") from None
+        raise NotASheet(
+            gettext("The workbook cannot be read (%(error)s).") % {"error": type(error).__name__}
+        ) from None
     except Exception as error:  # an XML parser's refusal (defusedxml: entities, DTDs)
-        raise NotASheet(f"The workbook cannot be read ({type(error).__name__}).") from None
+        raise NotASheet(
+            gettext("The workbook cannot be read (%(error)s).") % {"error": type(error).__name__}
+        ) from None
     try:
         sheet = workbook.worksheets[0]
         sheet.reset_dimensions()  # read every cell, whatever the file declares its size to be
@@ -374,7 +398,10 @@ def _workbook_lines(file: IO[bytes]) -> Iterator[list[str]]:
         except NotASheet:
             raise
         except Exception as error:
-            raise NotASheet(f"The workbook cannot be read ({type(error).__name__}).") from None
+            raise NotASheet(
+                gettext("The workbook cannot be read (%(error)s).")
+                % {"error": type(error).__name__}
+            ) from None
     finally:
         workbook.close()
 

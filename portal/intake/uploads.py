@@ -44,6 +44,8 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext, pgettext
+from django.utils.translation import gettext_lazy as _
 
 from portal.intake import access, loads, quality, rows, sheets, verdicts
 from portal.intake.forms import CLAIMS_AT_MOST, HEAVIEST_KG, REASON_LONGEST
@@ -57,9 +59,8 @@ UPLOAD_BYTES = 5 * 1024 * 1024
 ROWS_AT_ONCE = 200  # rows whose passports, loads and verdicts are read together
 SPOOLED_BYTES = 64 * 1024  # a report larger than this is written to a temporary file
 REFUSALS_SHOWN = 50  # refused rows listed on the job's page (the report lists them all)
-REPORT_COLUMNS = ("row", "ticket", "short_code", "outcome", "reasons", "verdict")
-ALREADY = "already recorded: mark the row as a correction to change it"
-UNCHANGED = "the correction says what the load says already: nothing was changed"
+ALREADY = _("already recorded: mark the row as a correction to change it")
+UNCHANGED = _("the correction says what the load says already: nothing was changed")
 KIND = "intake-upload"
 
 
@@ -79,38 +80,47 @@ class Column:
 def columns_explained() -> list[Column]:
     """What each column of the template holds, for the page."""
     parameters = [
-        Column(p.key, f"{p.label} in {p.unit} ({p.lowest} to {p.highest}), for "
-                      f"{_crops_of(p.key)}; blank if not measured.")
+        Column(p.key, gettext("%(parameter)s in %(unit)s (%(lowest)s to %(highest)s), for "
+                              "%(crops)s; blank if not measured.")
+               % {"parameter": p.label, "unit": p.unit, "lowest": p.lowest,
+                  "highest": p.highest, "crops": _crops_of(p.key)})
         for p in quality.ALL_PARAMETERS
     ]  # fmt: skip
     decisions = ", ".join(f"{key} ({label})" for key, label in Decision.choices)
     return [
-        Column("short_code", "The short code of the load's passport, as on the passport "
-                             "(7KXM4-QHT2W, any case, with or without the hyphen)."),
-        Column("ticket", "The weighbridge ticket number: letters, digits and - / . _; "
-                         "recorded once at this site."),
-        Column("arrival", "When the load arrived: date and time, 2026-09-03 10:15 (or a date "
-                          "and time cell of the workbook)."),
-        Column("vehicle", "The vehicle's registration, as seen."),
-        Column("gross_kg", f"The loaded vehicle's weight in kg, a whole number up to "
-                           f"{HEAVIEST_KG:,}: 44120 or 44,120."),
-        Column("tare_kg", "The empty vehicle's weight in kg, below the gross weight."),
-        Column("sample_reference", "The sample's reference (optional)."),
-        Column("sample_kept_days", "How many days the sample is kept (optional)."),
-        Column("decision", f"One of: {decisions}."),
-        Column("reasons", "Why the load was claimed on, redirected or rejected: keys of the "
-                          "list below, or their words, several separated by ;"),
+        Column("short_code", gettext("The short code of the load's passport, as on the "
+                                     "passport (7KXM4-QHT2W, any case, with or without the "
+                                     "hyphen).")),
+        Column("ticket", gettext("The weighbridge ticket number: letters, digits and - / . _; "
+                                 "recorded once at this site.")),
+        Column("arrival", gettext("When the load arrived: date and time, 2026-09-03 10:15 (or "
+                                  "a date and time cell of the workbook).")),
+        Column("vehicle", gettext("The vehicle's registration, as seen.")),
+        Column("gross_kg", gettext("The loaded vehicle's weight in kg, a whole number up to "
+                                   "%(heaviest)s: 44120 or 44,120.")
+               % {"heaviest": f"{HEAVIEST_KG:,}"}),
+        Column("tare_kg", gettext("The empty vehicle's weight in kg, below the gross weight.")),
+        Column("sample_reference", gettext("The sample's reference (optional).")),
+        Column("sample_kept_days", gettext("How many days the sample is kept (optional).")),
+        Column("decision", gettext("One of: %(decisions)s.") % {"decisions": decisions}),
+        Column("reasons", gettext("Why the load was claimed on, redirected or rejected: keys of "
+                                  "the list below, or their words, several separated by ;")),
         *parameters,
-        Column("claim_1_parameter", f"A claim's parameter (its key, as the columns above), up "
-                                    f"to {CLAIMS_AT_MOST} claims: claim_1_ to claim_"
-                                    f"{CLAIMS_AT_MOST}_; one claim on each parameter."),
-        Column("claim_1_rate", "The claim's rate in £ a tonne: 2.50 (or 2,50 in a file whose "
-                               "cells are separated by semicolons, as every result may be)."),
-        Column("claim_1_tonnes", "The tonnes it is on; blank for the load's net tonnes."),
-        Column("correction", "yes to correct the load of a ticket recorded already; blank "
-                             "otherwise (a ticket recorded already is then left alone)."),
-        Column("correction_reason", f"Why it is corrected, for the grower: needed with yes, at "
-                                    f"most {REASON_LONGEST} characters."),
+        Column("claim_1_parameter", gettext(
+            "A claim's parameter (its key, as the columns above), up to %(most)s claims: "
+            "claim_1_ to claim_%(most)s_; one claim on each parameter."
+        ) % {"most": CLAIMS_AT_MOST}),
+        Column("claim_1_rate", gettext("The claim's rate in £ a tonne: 2.50 (or 2,50 in a file "
+                                       "whose cells are separated by semicolons, as every "
+                                       "result may be).")),
+        Column("claim_1_tonnes", gettext("The tonnes it is on; blank for the load's net "
+                                         "tonnes.")),
+        Column("correction", gettext("yes to correct the load of a ticket recorded already; "
+                                     "blank otherwise (a ticket recorded already is then left "
+                                     "alone).")),
+        Column("correction_reason", gettext("Why it is corrected, for the grower: needed with "
+                                            "yes, at most %(most)s characters.")
+               % {"most": REASON_LONGEST}),
     ]  # fmt: skip
 
 
@@ -149,7 +159,7 @@ def template_xlsx() -> bytes:
     out = io.BytesIO()
     workbook = xlsxwriter.Workbook(out, {"in_memory": True, "strings_to_numbers": False,
                                          "strings_to_formulas": False})  # fmt: skip
-    sheet = workbook.add_worksheet("Tickets")
+    sheet = workbook.add_worksheet(gettext("Tickets"))
     bold, text = workbook.add_format({"bold": True}), workbook.add_format({"num_format": "@"})
     example = example_row()
     for number, column in enumerate(rows.COLUMNS):
@@ -188,25 +198,25 @@ class AtMostBytes(FileUploadHandler):
 
 
 def too_large_words() -> str:
-    return f"The file is larger than {filesizeformat(UPLOAD_BYTES)}: split it into several."
+    return gettext("The file is larger than %(most)s: split it into several.") % {
+        "most": filesizeformat(UPLOAD_BYTES)
+    }
 
 
 class UploadForm(forms.Form):
     """A file of tickets: refused at once, beside its field, if it cannot be taken."""
 
     key = forms.UUIDField(widget=forms.HiddenInput)  # the form's own: sent twice, one job
-    file = forms.FileField(
-        label="The day's tickets",
-        help_text="A CSV file or an Excel workbook (.xlsx) from the template below.",
-    )
+    file = forms.FileField(label=_("The day's tickets"))
 
     def __init__(self, *args: Any, too_large: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.too_large = too_large
         self.initial.setdefault("key", uuid.uuid4())
-        self.fields[
-            "file"
-        ].help_text += f" At most {filesizeformat(UPLOAD_BYTES)} and {row_limit():,} rows."
+        self.fields["file"].help_text = gettext(
+            "A CSV file or an Excel workbook (.xlsx) from the template below. At most %(most)s "
+            "and %(rows)s rows."
+        ) % {"most": filesizeformat(UPLOAD_BYTES), "rows": f"{row_limit():,}"}
         self.kind = ""
 
     def clean_file(self) -> UploadedFile:
@@ -257,11 +267,13 @@ def run(job: Job, progress: Progress) -> ResultFile:
     """Takes each row of the job's file, in order, and writes the report."""
     site = IntakeSite.objects.filter(pk=job.params["site"]).first()
     if site is None or not access.is_clerk(job.owner, site):
-        raise WorkFailed("You are no longer a clerk of this site: nothing more was recorded.")
+        raise WorkFailed(
+            gettext("You are no longer a clerk of this site: nothing more was recorded.")
+        )
     try:
         opened = result_storage().open(job.params["file"], "rb")
     except (FileNotFoundError, KeyError):
-        raise WorkFailed("The uploaded file has gone: upload it again.") from None
+        raise WorkFailed(gettext("The uploaded file has gone: upload it again.")) from None
     report, tally = Report(), Tally()
     with opened:
         total = _counted(job, opened)
@@ -275,7 +287,7 @@ def run(job: Job, progress: Progress) -> ResultFile:
         except sheets.NotASheet as refusal:
             raise WorkFailed(str(refusal)) from None
     Job.objects.filter(pk=job.pk).update(params=job.params | tally.kept())
-    name = f"{_stem(job.params['name'])}-report.csv"
+    name = gettext("%(name)s-report.csv") % {"name": _stem(job.params["name"])}
     return ResultFile(name, "text/csv; charset=utf-8", report.file(), tally.sentence())
 
 
@@ -286,14 +298,17 @@ def _counted(job: Job, file: IO[bytes]) -> int:
         with closing(sheets.rows_of(file, job.params["kind"], rows.COLUMNS)) as read:
             counted = sum(1 for _ in islice(read, row_limit() + 1))
     except sheets.NotASheet as refusal:
-        raise WorkFailed(f"{refusal} Nothing was recorded.") from None
+        raise WorkFailed(
+            gettext("%(refusal)s Nothing was recorded.") % {"refusal": refusal}
+        ) from None
     if not counted:
-        raise WorkFailed("The file has no rows under its first (the columns'): nothing to "
-                         "record.")  # fmt: skip
+        raise WorkFailed(gettext("The file has no rows under its first (the columns'): nothing "
+                                 "to record."))  # fmt: skip
     if counted > row_limit():
-        raise WorkFailed(f"The file has more than {row_limit():,} rows: upload at most "
-                         f"{row_limit():,} at a time (split the day into several files). "
-                         "Nothing was recorded.")  # fmt: skip
+        raise WorkFailed(gettext(
+            "The file has more than %(most)s rows: upload at most %(most)s at a time (split the "
+            "day into several files). Nothing was recorded."
+        ) % {"most": f"{row_limit():,}"})  # fmt: skip
     job.params["rows"] = counted
     Job.objects.filter(pk=job.pk).update(params=job.params)
     return counted
@@ -426,7 +441,7 @@ class Report:
         self._text = io.TextIOWrapper(self._file, encoding="utf-8", newline="")
         self._text.write("\ufeff")
         self._writer = csv.writer(self._text)
-        self._writer.writerow(REPORT_COLUMNS)
+        self._writer.writerow(report_columns())
 
     def add(self, row: sheets.Row, taken: rows.Taken) -> None:
         typed, reasons = row.cells, "; ".join(_reasons(taken))
@@ -443,11 +458,24 @@ class Report:
         return file
 
 
+def report_columns() -> list[str]:
+    """The report's header, in the language of the page the upload was started from (its
+    values, the outcomes and the verdicts, stay as they are in every language)."""
+    return [
+        pgettext("an upload report's column", "row"),
+        pgettext("an upload report's column", "ticket"),
+        pgettext("an upload report's column", "short_code"),
+        pgettext("an upload report's column", "outcome"),
+        pgettext("an upload report's column", "reasons"),
+        pgettext("an upload report's column", "verdict"),
+    ]
+
+
 def _reasons(taken: rows.Taken) -> list[str]:
     if taken.outcome == rows.Outcome.ALREADY:
-        return [ALREADY]
+        return [str(ALREADY)]
     if taken.outcome == rows.Outcome.UNCHANGED:
-        return [UNCHANGED]
+        return [str(UNCHANGED)]
     return taken.reasons
 
 
@@ -472,9 +500,36 @@ class Tally:
                 "refused": self.refused}  # fmt: skip
 
     def sentence(self) -> str:
-        said = [f"{count:,} {outcome}" for outcome in rows.Outcome
+        said = [counted(outcome, count) for outcome in rows.Outcome
                 if (count := self.counts[outcome])]  # fmt: skip
-        return (", ".join(said) or "No rows") + "."
+        return ", ".join(said) + "." if said else gettext("No rows.")
+
+
+def counted(outcome: rows.Outcome, count: int) -> str:
+    """So many rows of an outcome, in words: "3 recorded", "1 already recorded"."""
+    said = {"count": f"{count:,}"}
+    match outcome:
+        case rows.Outcome.RECORDED:
+            return ngettext("%(count)s recorded", "%(count)s recorded", count) % said
+        case rows.Outcome.CORRECTED:
+            return ngettext("%(count)s corrected", "%(count)s corrected", count) % said
+        case rows.Outcome.ALREADY:
+            return ngettext("%(count)s already recorded", "%(count)s already recorded",
+                            count) % said  # fmt: skip
+        case rows.Outcome.UNCHANGED:
+            return ngettext("%(count)s unchanged", "%(count)s unchanged", count) % said
+        case _:
+            return ngettext("%(count)s refused", "%(count)s refused", count) % said
+
+
+# Each outcome as the job's page names it, beside its count.
+OUTCOMES = {
+    rows.Outcome.RECORDED: _("Recorded"),
+    rows.Outcome.CORRECTED: _("Corrected"),
+    rows.Outcome.ALREADY: _("Already recorded"),
+    rows.Outcome.UNCHANGED: _("Unchanged"),
+    rows.Outcome.REFUSED: _("Refused"),
+}
 
 
 def outcome(job: Job) -> dict[str, object] | None:
@@ -486,7 +541,7 @@ def outcome(job: Job) -> dict[str, object] | None:
         return None
     always = (rows.Outcome.RECORDED, rows.Outcome.CORRECTED, rows.Outcome.REFUSED)
     counts = tally or {}
-    listed = [(str(outcome), count) for outcome in rows.Outcome
+    listed = [(OUTCOMES[outcome], count) for outcome in rows.Outcome
               if (count := counts.get(str(outcome), 0)) or outcome in always]  # fmt: skip
     return {"site": site, "tally": listed if tally else [],
             "refused": job.params.get("refused", []),

@@ -2,7 +2,8 @@
 // runs: beside each quality result the site has a specification of (its bounds in the
 // input's data-lowest and data-highest), whether the value typed is within it, said as the
 // clerk types. Without JavaScript the specification is written beside the field, and the
-// form warns of a load accepted out of specification when it is sent.
+// form warns of a load accepted out of specification when it is sent. The words are the
+// page's, in its language (data-within and data-outside, from portal.intake.forms).
 const number = (text) => {
   const typed = text.trim().replace(",", ".");
   return /^-?\d+(\.\d+)?$/.test(typed) ? Number(typed) : null;
@@ -21,10 +22,10 @@ for (const input of document.querySelectorAll("input[data-lowest], input[data-hi
       mark.textContent = "";
       mark.classList.remove("spec-out");
     } else if (value >= lowest && value <= highest) {
-      mark.textContent = "✓ Within the site's specification.";
+      mark.textContent = `✓ ${input.dataset.within}`;
       mark.classList.remove("spec-out");
     } else {
-      mark.textContent = "✗ Out of the site's specification.";
+      mark.textContent = `✗ ${input.dataset.outside}`;
       mark.classList.add("spec-out");
     }
   };

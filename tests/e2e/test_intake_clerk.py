@@ -153,6 +153,66 @@ def test_a_clerk_records_a_load_from_the_intake_check_and_corrects_it(
     checked()
 
 
+def test_a_clerk_records_a_load_in_welsh(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    """The same day in Welsh (/cy/): the site's page, the code looked up, the record form with
+    its specification said as the clerk types, a refused value said beside its field, and the
+    load's page; each page in Welsh, at 360 px, and accessible."""
+    portal_user("grower")
+    code = made_here()
+    a_clerk("haulier", a_site())
+    page = watched_context(**PHONE).new_page()
+    sign_in(page, portal_url, *CLERK)
+
+    def welsh_and_accessible() -> None:
+        expect(page.locator("html")).to_have_attribute("lang", "cy")
+        no_sideways_scroll(page)
+        assert_accessible(page)
+
+    page.goto(f"{portal_url}/cy/intake/")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Stour Valley Grain, Sudbury")
+    expect(page.get_by_role("heading", name="Cofnodi llwyth")).to_be_visible()
+    welsh_and_accessible()
+    page.get_by_label("Cod byr").fill(code)
+    page.get_by_role("button", name="Chwilio", exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Cofnodi llwyth")
+    expect(page.get_by_role("region", name=f"Pasbort {code}")).to_contain_text("✓ Dilys nawr")
+    welsh_and_accessible()
+
+    page.get_by_label("Rhif y tocyn").fill("T-3001")
+    page.get_by_label("Rhif cofrestru’r cerbyd").fill("ae24 ktv")
+    page.get_by_label("Pwysau gros (kg)").fill("44120")
+    page.get_by_label("Pwysau tare (kg)").fill("50000")  # above the gross: refused
+    page.get_by_label("Lleithder (%)").fill("14.2")
+    weight = page.get_by_label("Pwysau penodol (kg/hl)")
+    expect(weight).to_have_accessible_description("Manyleb y safle: 76 kg/hl neu fwy.")
+    weight.fill("72.5")
+    mark = page.locator(".field", has=weight).locator(".spec-mark")
+    expect(mark).to_have_text("✗ Y tu allan i fanyleb y safle.")
+    page.get_by_label("Derbyniwyd gyda hawliad").check()
+    page.get_by_label("Pwysau penodol islaw’r fanyleb").check()
+    page.get_by_label("Hawliad 1: ar").select_option(label="Pwysau penodol")
+    page.get_by_label("Hawliad 1: £ y dunnell").fill("2.50")
+    page.get_by_role("button", name="Cofnodi’r llwyth").click()
+    expect(page.get_by_role("alert")).to_contain_text("Ni chofnodwyd dim.")
+    tare = page.get_by_label("Pwysau tare (kg)")
+    expect(tare).to_have_attribute("aria-invalid", "true")
+    expect(tare).to_have_accessible_description(
+        "Pwysau’r cerbyd gwag yw’r pwysau tare: mae’n is na’r pwysau gros."
+    )
+    expect(page.get_by_role("alert").get_by_role("listitem")).to_have_count(1)  # the tare only
+    welsh_and_accessible()
+    tare.fill("15020")
+    page.get_by_role("button", name="Cofnodi’r llwyth").click()
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Tocyn T-3001")
+    expect(page.get_by_role("status")).to_contain_text("Wedi’i gofnodi: tocyn T-3001")
+    expect(page.get_by_role("table", name="Hawliadau")).to_contain_text("£2.50 y dunnell")
+    expect(page.get_by_role("region", name="Hanes")).to_contain_text("Cofnodwyd gan haulier")
+    welsh_and_accessible()
+
+
 def test_scanning_a_passports_qr_code_looks_it_up(
     watched_context: Callable[..., BrowserContext], portal_url: str
 ):

@@ -23,6 +23,7 @@ from django.http import (
 )
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -109,10 +110,11 @@ def _query_sent(request: HttpRequest, load: Load, limit: CertificateLimit) -> Ht
         queries.ask(load, by=request.user.get_username(), words=form.cleaned_data["words"],
                     certificate=form.cleaned_data["certificate"])  # fmt: skip
     except queries.AlreadyOpen:
-        messages.info(request, "This result is queried already: the answer shows here.")
+        messages.info(request, gettext("This result is queried already: the answer shows here."))
     else:
-        messages.success(request, f"Your query is sent to {load.site.name}. Their answer shows "
-                                  "here, in the load's history.")  # fmt: skip
+        messages.success(request, gettext(
+            "Your query is sent to %(site)s. Their answer shows here, in the load's history."
+        ) % {"site": load.site.name})  # fmt: skip
     return _back(request, _passport_page(load))
 
 
@@ -153,11 +155,16 @@ def answer(request: HttpRequest, load_id: int) -> HttpResponse:
         queries.reply(load, by=request.user.get_username(), words=form.cleaned_data["words"],
                       stand_by=form.stands_by)  # fmt: skip
     except queries.NotOpen:
-        messages.info(request, "This load has no query open: it was answered meanwhile.")
+        messages.info(request, gettext("This load has no query open: it was answered meanwhile."))
     else:
-        said = "that the result stands" if form.stands_by else "your answer"
-        messages.success(request, f"The grower sees {said} on the passport's page.")
+        messages.success(request, _replied(form.stands_by))
     return _back(request, reverse("intake:load", args=[load.pk]))
+
+
+def _replied(stands_by: bool) -> str:
+    if stands_by:
+        return gettext("The grower sees that the result stands on the passport's page.")
+    return gettext("The grower sees your answer on the passport's page.")
 
 
 def _answer_page(

@@ -20,6 +20,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -66,7 +67,11 @@ def _sent(request: HttpRequest, site: IntakeSite, limit: uploads.AtMostBytes) ->
         return _page(request, site, form, status=413 if limit.too_large else 400)
     params = uploads.upload_params(site, form)
     with transaction.atomic():
-        title = f"Tickets of {site.name}: {params['name']}"[:200]
+        title = gettext("Tickets of %(site)s: %(file)s") % {
+            "site": site.name,
+            "file": params["name"],
+        }
+        title = title[:200]
         job = start_job(request, intake_upload, title, params,
                         f"{uploads.KIND}:{form.cleaned_data['key']}")  # fmt: skip
         if "file" not in job.params:  # a new job, not the one this form started already

@@ -30,10 +30,18 @@ KIND = notifying.result_mail.name
 
 @pytest.fixture
 def grower_mailed(grower, settings):
-    """The grower, whose account's address the portal knows; links to the portal's address."""
+    """The grower, whose account's address the portal knows, who chose English; links to the
+    portal's address."""
     settings.PORTAL_URL = "https://portal.example"
     get_user_model().objects.filter(username="grower").update(email="grower@example.com")
+    chose_language("grower", "en-gb")
     return grower
+
+
+def chose_language(username: str, language: str) -> None:
+    """The user chose `language` on their account's page."""
+    user = get_user_model().objects.get(username=username)
+    Preferences.objects.update_or_create(user=user, defaults={"language": language})
 
 
 def mail_job() -> Job:

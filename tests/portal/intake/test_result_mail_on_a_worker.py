@@ -29,6 +29,7 @@ from scripts.servers import LOOPBACK
 from tests.mailserver import MailServer
 from tests.portal.api.builders import site_token
 from tests.portal.intake.builders import a_load, a_site, figures, upload_row
+from tests.portal.intake.test_result_mail import chose_language
 from tests.portal.passports.made import made_here
 from tests.services import wait_for
 from tests.workers import ON_A_WORKER, Worker, started, worker_environment
@@ -57,9 +58,11 @@ def worker(redis_server, upstream_sandbox, job_files, tmp_path, mail_server_of_t
 
 @pytest.fixture
 def grower_mailed(grower, settings):
-    """The grower, whose address the portal knows; a load's changes gathered for 2 s."""
+    """The grower, whose address the portal knows, who chose English; a load's changes gathered
+    for 2 s."""
     settings.PORTAL_INTAKE_MAIL_WAIT_SECONDS = 2
     get_user_model().objects.filter(username="grower").update(email="grower@example.com")
+    chose_language("grower", "en-gb")
     return grower
 
 

@@ -195,3 +195,19 @@ def test_the_door_takes_posts_only(token):
 
 def site_expiry():
     return timezone.now() + timedelta(days=30)
+
+
+def test_its_words_are_in_welsh_for_software_that_asks_for_welsh_its_codes_as_they_are(token, code):
+    record = upload_row(code, "T-1")
+    assert sent(record, token).status_code == 201
+    again = sent(record, token, **{"Accept-Language": "cy"}).json()
+    assert again["status"] == "already recorded"  # a code, the same in every language
+    assert again["message"].startswith("wedi’i gofnodi eisoes: anfonwch ef gyda")
+    refused = sent(upload_row(code, "T-2", tare_kg="50000", colour="red"), token,
+                   **{"Accept-Language": "cy"}).json()  # fmt: skip
+    assert refused["error"]["fields"] == {"colour": ["Nid yw’n un o feysydd cofnod llwyth."]}
+    refused = sent(upload_row(code, "T-2", tare_kg="50000"), token,
+                   **{"Accept-Language": "cy"}).json()  # fmt: skip
+    assert refused["error"]["fields"] == {
+        "tare_kg": ["Pwysau’r cerbyd gwag yw’r pwysau tare: mae’n is na’r pwysau gros."]
+    }
