@@ -1,6 +1,7 @@
 // The language switch (language_switch.html) keeps what was typed: before it leads to the same
 // page in the other language, the values of the page's forms are kept in this tab's session
-// storage, and that page puts them back, field by field in the same order. Passwords, files and
+// storage, and that page puts them back by each field's name (the nth of a name to the nth), so
+// that a field the other page has not (yet) got leaves the rest in place. Passwords, files and
 // the forms' one-time tokens are never kept.
 (function () {
   "use strict";
@@ -58,8 +59,14 @@
     forms.forEach(function (kept, index) {
       var form = document.forms[index];
       if (!form || !Array.isArray(kept)) return;
-      fieldsOf(form).forEach(function (field, place) {
-        if (kept[place] && kept[place][0] === field.name) put(field, kept[place][1]);
+      var byName = {};
+      kept.forEach(function (pair) {
+        if (!Array.isArray(pair)) return;
+        (byName[pair[0]] = byName[pair[0]] || []).push(pair[1]);
+      });
+      fieldsOf(form).forEach(function (field) {
+        var values = byName[field.name];
+        if (values && values.length) put(field, values.shift());
       });
     });
   }
