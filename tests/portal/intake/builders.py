@@ -50,7 +50,7 @@ def figures(**changed: object) -> loads.Figures:
         "sample_reference": "S-0931", "sample_kept_days": 90,
         "results": {"moisture": Decimal("14.2"), "specific_weight": Decimal("72.5"),
                     "protein": Decimal("11.8")},
-        "reasons": ("Specific weight below specification",),
+        "reasons": ("specific-weight",),
         "claims": (loads.Claim("specific_weight", Decimal("2.50"), Decimal("29.10")),),
     } | changed))  # fmt: skip
 

@@ -318,7 +318,7 @@ def test_the_manifests_hold_the_figures_of_each_passports_latest_load(grower):
         "IntakeSite": "Stour Valley Grain, Sudbury", "IntakeTicket": "T-1002",
         "IntakeArrival": "2026-09-03T10:15:00Z", "IntakeNetKg": "29100",
         "IntakeDecision": "Accepted with a claim",
-        "IntakeReasons": "Specific weight below specification", "IntakeMoisture": "13.9",
+        "IntakeReasons": "specific-weight", "IntakeMoisture": "13.9",
         "IntakeSpecificWeight": "74.0", "IntakeClaimsTotal": "109.13",  # 72.75 + 36.38 (36.375)
     }  # fmt: skip
     assert all(empty[name] == "" for name in intake_columns.HEADINGS)
