@@ -8,6 +8,8 @@ encrypted on the job's row.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from celery.contrib.django.task import DjangoTask
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -17,12 +19,29 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from portal.accounts import credentials, preferences
+from portal.accounts.language import written_in
 from portal.accounts.session import user_credentials
 from portal.jobs.models import Job, expiry
 
+LANGUAGES = [code for code, _ in settings.LANGUAGES]
+
+
+# A job's title: written once (in the language of the page), or written by a function in each
+# language, so that the pages show it in theirs (Job.shown_title).
+Title = str | Callable[[], str]
+
+
+def _titled(title: Title) -> dict[str, object]:
+    """The job's `title` (in the current language) and its `titles` in each language."""
+    if isinstance(title, str):
+        return {"title": title[:200]}
+    written = written_in(LANGUAGES, title)
+    titles = {language: said[:200] for language, said in zip(LANGUAGES, written, strict=True)}
+    return {"title": titles.get(translation.get_language()) or title()[:200], "titles": titles}
+
 
 def start_job(
-    request: HttpRequest, task: DjangoTask, title: str, params: dict, dedupe_key: str = ""
+    request: HttpRequest, task: DjangoTask, title: Title, params: dict, dedupe_key: str = ""
 ) -> Job:
     """A job of `task`'s kind for the signed-in user, acting with their credentials; queued
     once the transaction commits. With a `dedupe_key`, the user's job of that key that is
@@ -35,15 +54,16 @@ def start_job(
             same.refresh_from_db()
             return same
     job = Job.objects.create(
-        kind=task.name, owner=request.user, title=title, params=params, dedupe_key=dedupe_key,
+        kind=task.name, owner=request.user, params=params, dedupe_key=dedupe_key,
         credential=credentials.encrypt(token.token), language=translation.get_language(),
+        **_titled(title),
     )  # fmt: skip
     task.delay_on_commit(job.pk)
     return job
 
 
 def queue_for(
-    owner: AbstractBaseUser, task: DjangoTask, title: str, params: dict, countdown: int = 0
+    owner: AbstractBaseUser, task: DjangoTask, title: Title, params: dict, countdown: int = 0
 ) -> Job:
     """A job of `task`'s kind for `owner` that the portal starts of its own accord, not at a
     request of theirs (a mail to them): a kind that acts with no credentials (its task's
@@ -53,8 +73,8 @@ def queue_for(
     if getattr(task, "acts_as_owner", True):
         raise ValueError(f"{task.name} acts with its owner's credentials: start it with start_job.")
     language = preferences.language(owner) or settings.LANGUAGE_CODE
-    job = Job.objects.create(kind=task.name, owner=owner, title=title, params=params,
-                             language=language)  # fmt: skip
+    job = Job.objects.create(kind=task.name, owner=owner, params=params, language=language,
+                             **_titled(title))  # fmt: skip
     task.apply_async_on_commit((job.pk,), countdown=countdown)
     return job
 

@@ -10,7 +10,7 @@ from celery.app.task import Task
 from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.db import models
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
@@ -46,6 +46,9 @@ class Job(models.Model):
     title = models.CharField(
         max_length=200, help_text=gettext_lazy("What the job makes, for people.")
     )
+    # The title in each language, where the job was given one it can write in each: the pages
+    # show the one of their language (`shown_title`); else `title`, as it was written.
+    titles = models.JSONField(default=dict, blank=True)
     state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
@@ -90,6 +93,11 @@ class Job(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.state})"
+
+    @property
+    def shown_title(self) -> str:
+        """The title in the language of the page that shows it, where the job has it."""
+        return self.titles.get(translation.get_language()) or self.title
 
     @property
     def task(self) -> Task | None:

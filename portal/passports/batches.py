@@ -27,15 +27,18 @@ def start(
     new one, or the one this key started already (a failed one queued again, to go on where it
     stopped)."""
     dedupe_key = _dedupe_key(key)
-    if business_name:
-        title = ngettext(
-            "%(count)s passport for %(business)s", "%(count)s passports for %(business)s", count
-        ) % {"count": count, "business": business_name}
-    else:
-        title = ngettext(
+
+    def title() -> str:
+        if business_name:
+            return ngettext(
+                "%(count)s passport for %(business)s", "%(count)s passports for %(business)s",
+                count,
+            ) % {"count": count, "business": business_name}  # fmt: skip
+        return ngettext(
             "%(count)s passport for your membership", "%(count)s passports for your membership",
             count,
         ) % {"count": count}  # fmt: skip
+
     params = {"batch": str(key), "count": count, "request": codec.to_mapping(passport)}
     return actions.start_job(request, passport_batch, title, params, dedupe_key)
 

@@ -70,12 +70,15 @@ def start(request: HttpRequest, fmt: str, passport_ids: list[int]) -> Job:
     exported): a new job, or theirs of the same passports and format under way or done; the
     asking recorded in the audit trail."""
     count = len(passport_ids)
-    if fmt == PDF:
-        title = ngettext("%(count)s passport as one PDF to print",
-                         "%(count)s passports as one PDF to print", count)  # fmt: skip
-    else:
-        title = ngettext("%(count)s passport as a ZIP", "%(count)s passports as a ZIP", count)
-    title = title % {"count": f"{count:,}"}
+
+    def title() -> str:
+        if fmt == PDF:
+            said = ngettext("%(count)s passport as one PDF to print",
+                            "%(count)s passports as one PDF to print", count)  # fmt: skip
+        else:
+            said = ngettext("%(count)s passport as a ZIP", "%(count)s passports as a ZIP", count)
+        return said % {"count": f"{count:,}"}
+
     chosen = hashlib.sha256(",".join(map(str, passport_ids)).encode()).hexdigest()[:32]
     params = {"format": fmt, "passports": passport_ids}
     job = actions.start_job(request, passport_export, title, params,

@@ -155,7 +155,7 @@ def send(request: HttpRequest, passports: list[Passport], form: MailForm) -> Mai
         )  # fmt: skip
         mailing.passports.set(passports)
         mailing.job = actions.start_job(
-            request, passport_mail, _title(passports, data["recipient"]),
+            request, passport_mail, lambda: _title(passports, data["recipient"]),
             {"mailing": mailing.pk, "site": request.build_absolute_uri("/")},
             dedupe_key=f"{passport_mail.name}:{mailing.key}",
         )  # fmt: skip

@@ -20,11 +20,11 @@ def start(request: HttpRequest, short_code: str) -> Job:
     the job keeps it as codes.normalise gives it): a new one, or theirs under way or done, or
     theirs that failed, queued again with their current sign-in."""
     short_code = codes.normalise(short_code) or short_code
-    title = _("PDF of passport %(code)s") % {"code": short_code}
     params = {"short_code": short_code}
     return actions.start_job(
-        request, passport_pdf, title, params, dedupe_key=pdf_job_key(short_code)
-    )
+        request, passport_pdf, lambda: _("PDF of passport %(code)s") % {"code": short_code},
+        params, dedupe_key=pdf_job_key(short_code),
+    )  # fmt: skip
 
 
 def latest(request: HttpRequest, short_code: str) -> Job | None:

@@ -185,9 +185,9 @@ def scheme_export(request: HttpRequest, scheme_guid: str, stage: str = LIVE) -> 
     credentials = user_credentials(request)
     version = exports.scheme_version(credentials, stage, scheme_guid)
     name = cached.scheme_name(credentials, stage, scheme_guid) or _("The scheme")
-    title = _export_title(kind, stage, name)
     params = {"stage": stage, "scheme_guid": scheme_guid}
-    job = start_job(request, task, title, params, f"{task.name}:{stage}:{scheme_guid}:{version}")
+    job = start_job(request, task, lambda: _export_title(kind, stage, name), params,
+                    f"{task.name}:{stage}:{scheme_guid}:{version}")  # fmt: skip
     if wants_fragment(request):
         return progress_fragment(request, job)
     return redirect("jobs:job", job_id=job.pk)

@@ -67,11 +67,12 @@ def _sent(request: HttpRequest, site: IntakeSite, limit: uploads.AtMostBytes) ->
         return _page(request, site, form, status=413 if limit.too_large else 400)
     params = uploads.upload_params(site, form)
     with transaction.atomic():
-        title = gettext("Tickets of %(site)s: %(file)s") % {
-            "site": site.name,
-            "file": params["name"],
-        }
-        title = title[:200]
+
+        def title() -> str:
+            return gettext("Tickets of %(site)s: %(file)s") % {
+                "site": site.name, "file": params["name"],
+            }  # fmt: skip
+
         job = start_job(request, intake_upload, title, params,
                         f"{uploads.KIND}:{form.cleaned_data['key']}")  # fmt: skip
         if "file" not in job.params:  # a new job, not the one this form started already

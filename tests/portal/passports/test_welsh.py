@@ -254,3 +254,14 @@ def test_a_send_form_posted_from_a_welsh_page_says_what_is_wrong_in_welsh(grower
     page = in_welsh(response)
     assert "Ni anfonwyd dim. Gwiriwch yr hyn sydd wedi’i farcio isod." in page
     assert Mailing.objects.count() == 0
+
+
+def test_a_jobs_title_is_shown_in_the_language_of_the_page_whatever_started_it(grower):
+    grower.post("/passports/new", filled(grower, loads="3"))
+    job = Job.objects.get(kind=passport_batch.name)
+    assert job.title == "3 passports for Hollowfield Farms Ltd"
+    english = text(grower.get("/jobs/"))
+    welsh = in_welsh(grower.get("/cy/jobs/"))
+    assert "3 passports for Hollowfield Farms Ltd" in english
+    assert "3 pasbort ar gyfer Hollowfield Farms Ltd" in welsh
+    assert "3 passports for" not in welsh
