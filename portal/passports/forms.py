@@ -10,6 +10,7 @@ from django import forms
 from django.conf import settings
 from django.core.validators import MaxValueValidator, RegexValidator
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from portal.assurance import codec, records
 from portal.assurance.errors import AssuranceError
@@ -34,13 +35,17 @@ class LookUpForm(forms.Form):
     """The short code as typed; passports/code_form.html draws its input for a phone."""
 
     code = forms.CharField(
-        label="Short code",
-        help_text="8 to 12 letters and numbers, as on the passport: for example 7KXM4-QHT2W.",
+        label=gettext_lazy("Short code"),
+        help_text=gettext_lazy(
+            "8 to 12 letters and numbers, as on the passport: for example 7KXM4-QHT2W."
+        ),
         max_length=40,
         validators=[printable],
         error_messages={
-            "required": "Enter the passport's short code.",
-            "max_length": "A short code has 8 to 12 letters and numbers: check what you typed.",
+            "required": gettext_lazy("Enter the passport's short code."),
+            "max_length": gettext_lazy(
+                "A short code has 8 to 12 letters and numbers: check what you typed."
+            ),
         },
     )
 
@@ -50,33 +55,45 @@ class GateCheckForm(forms.Form):
     PORTAL_INTAKE_LIMIT entries, each counted once. Its page draws the text area itself."""
 
     codes = forms.CharField(
-        label="Short codes",
+        label=gettext_lazy("Short codes"),
         widget=forms.Textarea,
-        error_messages={"required": "Enter the short codes to check, one a line."},
+        error_messages={"required": gettext_lazy("Enter the short codes to check, one a line.")},
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.limit = settings.PORTAL_INTAKE_LIMIT
-        self.fields["codes"].help_text = (
-            f"Up to {self.limit} codes, as printed on the passports (for example 7KXM4-QHT2W): "
-            "one a line, or separated by spaces or commas."
-        )
+        self.fields["codes"].help_text = ngettext(
+            "Up to %(limit)s code, as printed on the passports (for example 7KXM4-QHT2W): one a "
+            "line, or separated by spaces or commas.",
+            "Up to %(limit)s codes, as printed on the passports (for example 7KXM4-QHT2W): one a "
+            "line, or separated by spaces or commas.",
+            self.limit,
+        ) % {"limit": self.limit}
 
     def clean_codes(self) -> list[gate_check.Entry]:
         text = self.cleaned_data["codes"]
         if len(text) > self.limit * CHARACTERS_A_CODE:
             raise forms.ValidationError(
-                f"That is more text than {self.limit} codes take: check at most {self.limit} "
-                "codes at once, one a line."
+                gettext(
+                    "That is more text than %(limit)s codes take: check at most %(limit)s codes "
+                    "at once, one a line."
+                )
+                % {"limit": self.limit}
             )
         entries = gate_check.listed(text)
         if not entries:
-            raise forms.ValidationError("Enter the short codes to check, one a line.")
+            raise forms.ValidationError(gettext("Enter the short codes to check, one a line."))
         if len(entries) > self.limit:
             raise forms.ValidationError(
-                f"That is {len(entries)} codes: at most {self.limit} can be checked at once. "
-                f"Check the first {self.limit}, then the rest."
+                ngettext(
+                    "That is %(count)s code: at most %(limit)s can be checked at once. Check "
+                    "the first %(limit)s, then the rest.",
+                    "That is %(count)s codes: at most %(limit)s can be checked at once. Check "
+                    "the first %(limit)s, then the rest.",
+                    len(entries),
+                )
+                % {"count": len(entries), "limit": self.limit}
             )
         return entries
 

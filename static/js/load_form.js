@@ -3,6 +3,8 @@
 // input's data-lowest and data-highest), whether the value typed is within it, said as the
 // clerk types. Without JavaScript the specification is written beside the field, and the
 // form warns of a load accepted out of specification when it is sent.
+import { gettext } from "./words.js";
+
 const number = (text) => {
   const typed = text.trim().replace(",", ".");
   return /^-?\d+(\.\d+)?$/.test(typed) ? Number(typed) : null;
@@ -21,10 +23,10 @@ for (const input of document.querySelectorAll("input[data-lowest], input[data-hi
       mark.textContent = "";
       mark.classList.remove("spec-out");
     } else if (value >= lowest && value <= highest) {
-      mark.textContent = "✓ Within the site's specification.";
+      mark.textContent = gettext("✓ Within the site's specification.");
       mark.classList.remove("spec-out");
     } else {
-      mark.textContent = "✗ Out of the site's specification.";
+      mark.textContent = gettext("✗ Out of the site's specification.");
       mark.classList.add("spec-out");
     }
   };
