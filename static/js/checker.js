@@ -183,15 +183,31 @@ window.passportChecker = { readCode, fromBase32, State };
 
 const DAY_SECONDS = 24 * 60 * 60;
 const SHORT_CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8,12}$/;
-const dayFormat = new Intl.DateTimeFormat(pageLanguage(),
-  { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" }); // prettier-ignore
-const momentFormat = new Intl.DateTimeFormat(pageLanguage(),
-  { day: "numeric", month: "long", year: "numeric", hour: "2-digit", minute: "2-digit" }); // prettier-ignore
+// Days and times as the portal writes them (portal.assurance.passport_fields.day_written and
+// Django's formats: 21 August 2026, 24-hour times), with the months' names in the page's
+// language from the catalogue: a browser's own dates (Intl) lack some languages (Welsh).
+const MONTHS = [
+  gettext("January"), gettext("February"), gettext("March"), gettext("April"), gettext("May"),
+  gettext("June"), gettext("July"), gettext("August"), gettext("September"), gettext("October"),
+  gettext("November"), gettext("December"),
+]; // prettier-ignore
 
-const dayWritten = (days) =>
-  Number.isInteger(days) && days >= 0 && days < 2900000
-    ? dayFormat.format(new Date(days * DAY_SECONDS * 1000))
-    : "";
+const written = (day, month, year) => `${day} ${MONTHS[month]} ${year}`;
+
+const dayWritten = (days) => {
+  if (!(Number.isInteger(days) && days >= 0 && days < 2900000)) {
+    return "";
+  }
+  const day = new Date(days * DAY_SECONDS * 1000);
+  return written(day.getUTCDate(), day.getUTCMonth(), day.getUTCFullYear());
+};
+
+// A moment in the phone's own time zone: its day, at its hour and minute.
+const momentWritten = (moment) => {
+  const time = [moment.getHours(), moment.getMinutes()].map((n) => String(n).padStart(2, "0")).join(":");
+  const day = written(moment.getDate(), moment.getMonth(), moment.getFullYear());
+  return interpolate(gettext("%(day)s at %(time)s"), { day, time });
+};
 
 const normalisedCode = (value) => {
   if (typeof value !== "string") {
@@ -268,7 +284,7 @@ const said = (reading, keysUpdated) => {
   parts.push(
     keysUpdated
       ? interpolate(gettext("the claim cannot be checked now without signal (keys last updated %(when)s)"),
-          { when: momentFormat.format(keysUpdated) }) // prettier-ignore
+          { when: momentWritten(keysUpdated) }) // prettier-ignore
       : gettext("the claim cannot be checked now without signal (keys last updated at a time not known)"),
   );
   return {
