@@ -2,6 +2,7 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 from django.views.decorators.http import require_POST
+from django.views.i18n import JavaScriptCatalog
 
 from portal import errors, views
 from portal.accounts.views import admin_sign_in, choose_language
@@ -26,6 +27,8 @@ one_address = [
 # The pages: in English at these addresses, in Welsh under /cy/.
 pages = [
     path("", views.home, name="home"),
+    # The scripts' words (locale/cy/LC_MESSAGES/djangojs.po), in the address's language.
+    path("jsi18n/", JavaScriptCatalog.as_view(packages=["portal"]), name="javascript-catalog"),
     path("memberships/", views.memberships, name="memberships"),
     path("accounts/", include("portal.accounts.urls")),
     path("standards/", include("portal.standards.urls")),

@@ -88,9 +88,12 @@ class GateCheckForm(forms.Form):
             raise forms.ValidationError(_("Enter the short codes to check, one a line."))
         if len(entries) > self.limit:
             raise forms.ValidationError(
-                gettext(
+                ngettext(
+                    "That is %(count)s code: at most %(limit)s can be checked at once. Check "
+                    "the first %(limit)s, then the rest.",
                     "That is %(count)s codes: at most %(limit)s can be checked at once. Check "
-                    "the first %(limit)s, then the rest."
+                    "the first %(limit)s, then the rest.",
+                    len(entries),
                 )
                 % {"count": len(entries), "limit": self.limit}
             )

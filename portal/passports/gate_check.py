@@ -8,6 +8,11 @@ semicolons; any case, with or without the hyphen; a code typed with a space in i
 passport's look-up address, and its signed address (what its QR code holds, and a scanner
 types) if the portal signed it, are read as the code.
 Every entry is listed once, in the order first given, with how many times it was given.
+
+The table's words (its headings, each verdict and note) are written in the language of the page
+that shows them, the kept check holding only what they are made of; its CSV file's headings
+too, but its cells keep their English words whatever the language, as values to sort and match
+(docs/welsh.md: codes stay language-neutral).
 """
 
 from __future__ import annotations
@@ -28,7 +33,10 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connections
 from django.http import HttpRequest
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from portal.accounts.lookup import LookupAccountMissing, call_as_lookup_account
 from portal.assurance.client import BearerToken
@@ -71,22 +79,34 @@ class State(StrEnum):
 
 
 _WORDS = {
-    State.VALID: ("Valid", "✓"),
-    State.NOT_VALID: ("Not valid", "✗"),
-    State.UNKNOWN: ("No passport", "?"),
-    State.MALFORMED: ("Not a short code", "?"),
-    State.NOT_CHECKED: ("Not checked yet", "…"),
-    State.UNAVAILABLE: ("Cannot check just now", "!"),
+    State.VALID: (_("Valid"), "✓"),
+    State.NOT_VALID: (_("Not valid"), "✗"),
+    State.UNKNOWN: (_("No passport"), "?"),
+    State.MALFORMED: (_("Not a short code"), "?"),
+    State.NOT_CHECKED: (_("Not checked yet"), "…"),
+    State.UNAVAILABLE: (_("Cannot check just now"), "!"),
 }
 
 # What the table says of an entry with no verdict.
 NOTES = {
-    State.UNKNOWN: "No passport has this short code.",
-    State.MALFORMED: "A short code has 8 to 12 letters and numbers (no 0, 1, I, L or O).",
-    State.NOT_CHECKED: "The limit of checks for now was reached before this code.",
-    State.UNAVAILABLE: "The Assurance service could not be asked: this is no verdict either way.",
+    State.UNKNOWN: _("No passport has this short code."),
+    State.MALFORMED: _("A short code has 8 to 12 letters and numbers (no 0, 1, I, L or O)."),
+    State.NOT_CHECKED: _("The limit of checks for now was reached before this code."),
+    State.UNAVAILABLE: _(
+        "The Assurance service could not be asked: this is no verdict either way."
+    ),
 }
-NOT_SET_UP = "This portal has no account for look-ups."
+NOT_SET_UP = _("This portal has no account for look-ups.")
+NOT_SHOWN = _("The service shows nothing of a passport whose claim is not valid now.")
+
+
+class Why(StrEnum):
+    """Why a code's claim is not valid, as far as the service says (its note in the table)."""
+
+    NOT_SHOWN = "not-shown"  # the service shows nothing of the passport
+    EXPIRED = "expired"  # its certificate's expiry has passed
+    STATUS = "status"  # its status is not a valid one
+
 
 # The passport's fields the table shows, by the labels the paper passport prints.
 COLUMNS = tuple(
@@ -94,7 +114,8 @@ COLUMNS = tuple(
     for name in ("business_name", "crop_type", "variety", "loading_date",
                  "haulier_company_name", "vehicle_registration", "collection_address")
 )  # fmt: skip
-HEADINGS = (FIELDS["short_code"].label, "Verdict", "Note", *(f.label for f in COLUMNS), "Checked")
+HEADINGS = (FIELDS["short_code"].label, _("Verdict"), _("Note"), *(f.label for f in COLUMNS),
+            _("Checked"))  # fmt: skip
 
 
 # --- the list as typed ----------------------------------------------------------------------------
@@ -155,15 +176,26 @@ def _short_code(typed: str) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """A row of the table: the entry, its state, a note on it, the passport's COLUMNS as the
-    service gave them (None where it gave none), and when the portal asked the service (None if
-    it did not)."""
+    """A row of the table: the entry, its state, its note (`said`: one of NOTES; or `why` the
+    claim is not valid, with the expiry date or status that says so, `named`), the passport's
+    COLUMNS as the service gave them (None where it gave none), when the portal asked the
+    service (None if it did not), and how many times the entry was given. Its note is written
+    when it is read, in the language of the page then."""
 
     code: str
     state: State
-    note: str = ""
+    said: str | Promise = ""
     values: tuple[object, ...] = (None,) * len(COLUMNS)
     checked_at: datetime | None = None
+    why: Why | None = None
+    named: object = None
+    times: int = 1
+
+    @property
+    def note(self) -> str:
+        """The note on the entry, in whole sentences: how many times it was given, and what
+        became of it."""
+        return _joined(_times(self.times), str(self.said), _why_not_valid(self.why, self.named))
 
     @property
     def labelled_values(self) -> list[tuple[str, str]]:
@@ -177,7 +209,7 @@ class Row:
         checked in its own time zone with the offset), not as the page writes them."""
         checked = timezone.localtime(self.checked_at).isoformat() if self.checked_at else ""
         values = [manifests.csv_cell(value) for value in self.values]
-        return [self.code, self.state.words, self.note, *values, checked]
+        return [self.code, str(self.state.words), self.note, *values, checked]
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,7 +317,7 @@ def _row(entry: Entry, answers: dict[str, Answer], refused: bool, now: datetime)
     else:
         answer = answers.get(entry.short_code, NOT_ASKED_IN_TIME)
         row = _answered(entry.short_code, answer, now)
-    return replace(row, note=_joined(_times(entry.times), row.note))
+    return replace(row, times=entry.times)
 
 
 def _answered(short_code: str, answer: Answer, now: datetime) -> Row:
@@ -299,24 +331,39 @@ def _answered(short_code: str, answer: Answer, now: datetime) -> Row:
     values = tuple(getattr(passport, f.name) if passport else None for f in COLUMNS)
     state = State.VALID if answer.is_valid else State.NOT_VALID
     asked_at = datetime.fromtimestamp(answer.asked_at, UTC)
-    return Row(short_code, state, _why_not_valid(answer), values, asked_at)
+    why, named = _why(answer)
+    return Row(short_code, state, "", values, asked_at, why, named)
 
 
-def _why_not_valid(verdict: Verdict) -> str:
+def _why(verdict: Verdict) -> tuple[Why | None, object]:
+    """Why the verdict's claim is not valid, and the expiry date or status that says so."""
     passport = verdict.passport
     if verdict.is_valid:
-        return ""
+        return None, None
     if passport is None:
-        return "The service shows nothing of a passport whose claim is not valid now."
+        return Why.NOT_SHOWN, None
     if verdict.has_expired:
-        return f"The certificate expired on {FIELDS['expiry_date'].shown(passport.expiry_date)}."
-    return f"Its status is {passport.status}." if passport.status else ""
+        return Why.EXPIRED, passport.expiry_date
+    return (Why.STATUS, passport.status) if passport.status else (None, None)
+
+
+def _why_not_valid(why: Why | None, named: object) -> str:
+    if why is Why.NOT_SHOWN:
+        return str(NOT_SHOWN)
+    if why is Why.EXPIRED:
+        date = FIELDS["expiry_date"].shown(named)
+        return gettext("The certificate expired on %(date)s.") % {"date": date}
+    if why is Why.STATUS:
+        return gettext("Its status is %(status)s.") % {"status": named}
+    return ""
 
 
 def _times(times: int) -> str:
     if times == 1:
         return ""
-    return "Listed twice." if times == 2 else f"Listed {times} times."
+    if times == 2:
+        return gettext("Listed twice.")
+    return ngettext("Listed %(times)s time.", "Listed %(times)s times.", times) % {"times": times}
 
 
 def _joined(*sentences: str) -> str:
@@ -347,6 +394,7 @@ def as_csv(done: Check) -> bytes:
     read it, and no cell a spreadsheet would run as a formula."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(HEADINGS)
-    writer.writerows([safe_cell(cell) for cell in row.cells()] for row in done.rows)
+    writer.writerow([str(heading) for heading in HEADINGS])
+    with translation.override(settings.LANGUAGE_CODE):  # the cells' words: values, in English
+        writer.writerows([safe_cell(cell) for cell in row.cells()] for row in done.rows)
     return ("\ufeff" + out.getvalue()).encode()

@@ -131,6 +131,11 @@ class LookedUp:
     def answered(self) -> bool:
         return not (self.refused or self.not_set_up or self.unavailable)
 
+    @property
+    def retry_seconds(self) -> int | None:
+        """The service's Retry-After in whole seconds, as a page says it (None: not given)."""
+        return round(self.retry_after) if self.retry_after else None
+
 
 def look_up_now(request: HttpRequest, short_code: str | None, code: str = "") -> LookedUp:
     """The verdict on `short_code` (as codes.normalise gives it; None for a code that cannot

@@ -32,7 +32,9 @@ import cbor2
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
+from django.utils import translation
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, gettext_lazy
 
 from portal.assurance import codec, records
 from portal.assurance.passport_fields import FIELDS, day_written
@@ -151,7 +153,7 @@ def signed_qr(request: HttpRequest, passport: records.CropPassport) -> SignedQr 
         if isinstance(kept, SignedQr):
             return kept
         address = signed_address(request, passport, key, now)
-        svg = qr_svg(address, _QR_LABEL, error="q", largest_version=LARGEST_QR_VERSION)
+        svg = qr_svg(address, str(_QR_LABEL), error="q", largest_version=LARGEST_QR_VERSION)
         made = SignedQr(address, svg, datetime.fromtimestamp(_expiry(now), UTC))
     except (SignedCodeTooLong, QrTooLarge) as error:
         _say_once("too-long", f"A passport's code is not signed: {error}")
@@ -160,7 +162,7 @@ def signed_qr(request: HttpRequest, passport: records.CropPassport) -> SignedQr 
     return made
 
 
-_QR_LABEL = "QR code of the passport's signed copy, which a phone's camera checks"
+_QR_LABEL = gettext_lazy("QR code of the passport's signed copy, which a phone's camera checks")
 
 
 def signed_address(
@@ -192,6 +194,7 @@ def _keys() -> KeySet:
 
 def _kept_as(prefix: str, kid: str, passport: records.CropPassport) -> str:
     what = f"{prefix}|{kid}|{settings.PORTAL_SIGNED_PASSPORT_DAYS}|{record_digest(passport).hex()}"
+    what += f"|{translation.get_language()}"  # the QR code's label is in the page's language
     # ":2": a SignedQr kept before it carried its expiry is not read back.
     return f"checks:signed-qr:2:{hashlib.sha256(what.encode()).hexdigest()[:32]}"
 
@@ -366,20 +369,43 @@ class Checked:
     @property
     def summary(self) -> str:
         """What a genuine code says, in a sentence: who signed it and when, the claim then,
-        and until when the signed copy holds."""
-        checked = self.checked_on
-        when = "then" if checked == self.signed_on else f"on {checked}" if checked else ""
-        when_checked = f"when checked {when}".rstrip()
-        if self.claim_was_valid:
-            claim = f"the claim was valid {when_checked}"
-        else:
-            its_status = f"its status was {self.status}" if self.status else "it had no status"
-            claim = f"the claim was not valid {when_checked}: {its_status}"
-        parts = [f"Genuine: signed by the portal on {self.signed_on}", claim]
+        and until when the signed copy holds. Its clauses, joined by semicolons, each stand
+        whole in the catalogue (no word of one depends on another), as the offline checker's
+        (static/js/checker.js) do."""
+        parts = [gettext("Genuine: signed by the portal on %(date)s") % {"date": self.signed_on},
+                 self._claim_then()]  # fmt: skip
         if self.certificate_expired_on:
-            parts.append(f"the certificate expired on {self.certificate_expired_on}")
-        parts.append(f"this signed copy expires on {self.expires_on}")
+            parts.append(gettext("the certificate expired on %(date)s")
+                         % {"date": self.certificate_expired_on})  # fmt: skip
+        parts.append(gettext("this signed copy expires on %(date)s") % {"date": self.expires_on})
         return "; ".join(parts) + "."
+
+    def _claim_then(self) -> str:
+        """The summary's clause on the claim when the service last checked it."""
+        checked, status = self.checked_on, self.status
+        values = {"date": checked, "status": status}
+        if self.claim_was_valid:
+            if checked == self.signed_on:
+                return gettext("the claim was valid when checked then")
+            if checked:
+                return gettext("the claim was valid when checked on %(date)s") % values
+            return gettext("the claim was valid when checked")
+        if checked == self.signed_on:
+            if status:
+                return gettext("the claim was not valid when checked then: its status was "
+                               "%(status)s") % values  # fmt: skip
+            return gettext("the claim was not valid when checked then: it had no status")
+        if checked:
+            if status:
+                return gettext("the claim was not valid when checked on %(date)s: its status "
+                               "was %(status)s") % values  # fmt: skip
+            return gettext("the claim was not valid when checked on %(date)s: it had no "
+                           "status") % values  # fmt: skip
+        if status:
+            return (
+                gettext("the claim was not valid when checked: its status was %(status)s") % values
+            )
+        return gettext("the claim was not valid when checked: it had no status")
 
     @property
     def digest(self) -> bytes | None:

@@ -7,6 +7,11 @@
 // - A /V/ address opened with signal goes to the portal as ever; with none (or no answer in
 //   NETWORK_SECONDS, or a portal that fails), it is answered with the shell, whose script
 //   checks the code on the phone.
+// - It keeps the shell in each of the portal's languages (`languages`, as pages' `lang` name
+//   them; each asked with its Accept-Language and no cookie), and the scripts' words in each
+//   (the JavaScript catalogues, among the files kept). Offline, the shell is in the language
+//   of the last /V/ page opened with signal (the person's choice, which the checker's script
+//   posts here), else in the browser's.
 "use strict";
 
 importScripts(self.CHECKER.workbox);
@@ -19,9 +24,13 @@ const { NetworkFirst, NetworkOnly } = workbox.strategies;
 const SHELL_CACHE = "checker-shell";
 const KEYS_CACHE = "checker-keys";
 const NETWORK_SECONDS = 8;
-const shellRequest = () =>
-  new Request(`${self.CHECKER.shell}?revision=${self.CHECKER.shellRevision}`, {
+const { languages } = self.CHECKER;
+const shellKey = (language) => `${self.CHECKER.shell}?language=${encodeURIComponent(language)}`;
+const CHOSEN = `${self.CHECKER.shell}?language=chosen`; // the language of the last page seen
+const shellRequest = (language) =>
+  new Request(`${shellKey(language)}&revision=${self.CHECKER.shellRevision}`, {
     credentials: "omit",
+    headers: { "Accept-Language": language },
   });
 
 precacheAndRoute(self.CHECKER.kept);
@@ -38,7 +47,7 @@ const keep = async (cacheName, key, request) => {
 self.addEventListener("install", (event) => {
   event.waitUntil(
     Promise.all([
-      keep(SHELL_CACHE, self.CHECKER.shell, shellRequest()),
+      ...languages.map((language) => keep(SHELL_CACHE, shellKey(language), shellRequest(language))),
       keep(KEYS_CACHE, self.CHECKER.keys, new Request(self.CHECKER.keys, { cache: "no-cache" })),
     ]).then(() => self.skipWaiting()),
   );
@@ -48,7 +57,35 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(self.clients.claim());
 });
 
-const shell = async () => (await caches.open(SHELL_CACHE)).match(self.CHECKER.shell);
+// The person's language, as a page posted it: `{ language }`, one of `languages`.
+self.addEventListener("message", (event) => {
+  const language = event.data?.language;
+  if (languages.includes(language)) {
+    event.waitUntil(
+      caches.open(SHELL_CACHE).then((kept) => kept.put(CHOSEN, new Response(language))),
+    );
+  }
+});
+
+// The first of the browser's languages that the portal writes in, as the portal picks it from
+// Accept-Language; else the portal's own (the first).
+const browsersLanguage = () => {
+  const primary = (tag) => tag.toLowerCase().split("-")[0];
+  for (const asked of self.navigator.languages || []) {
+    const found = languages.find((language) => primary(language) === primary(asked));
+    if (found) {
+      return found;
+    }
+  }
+  return languages[0];
+};
+
+const shell = async () => {
+  const kept = await caches.open(SHELL_CACHE);
+  const chosen = await kept.match(CHOSEN);
+  const language = chosen ? await chosen.text() : browsersLanguage();
+  return (await kept.match(shellKey(language))) || kept.match(shellKey(languages[0]));
+};
 
 registerRoute(
   ({ request, url }) =>

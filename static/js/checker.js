@@ -7,10 +7,12 @@
 //   what it found as passports/signed.html does, in the words of the page's <template>s;
 // - where the browser reads QR codes (BarcodeDetector) and has a camera, a Scan button: a
 //   passport's QR code scanned is opened, and so checked, online or not.
-// Without JavaScript the portal's own check of /V/<code> works as ever.
+// Without JavaScript the portal's own check of /V/<code> works as ever. Its words are in the
+// page's language (./words.js), offline too: the worker keeps the shell and the words in each.
 // `window.passportChecker.readCode` is what the benchmark (bench/offline_check.py) times.
 import { decode, encode } from "../vendor/cborg/cborg.js";
 import { setUpScanner } from "./scanner.js";
+import { gettext, interpolate, pageLanguage } from "./words.js";
 
 const config = JSON.parse(document.getElementById("checker-config").textContent);
 
@@ -52,14 +54,15 @@ export const fromBase32 = (text) => {
   const bytes = new Uint8Array(Math.floor((text.length * 5) / 8));
   let [bits, value, at] = [0, 0, 0];
   for (const character of text.toUpperCase()) {
-    value = ((value << 5) | BASE32.indexOf(character)) & 0xfff;
+    value = (value * 32 + BASE32.indexOf(character)) & 0xfff; // shifted in, 5 bits a character
     bits += 5;
     if (bits >= 8) {
       bits -= 8;
       bytes[at++] = (value >> bits) & 0xff;
     }
   }
-  return (value & ((1 << bits) - 1)) === 0 ? bytes : null;
+  const unusedBits = value & (2 ** bits - 1);
+  return unusedBits === 0 ? bytes : null;
 };
 
 const decoded = (bytes, options = CBOR) => {
@@ -102,8 +105,8 @@ const partsOf = (message) => {
 };
 
 const hasLowS = (signature) => {
-  const hex = Array.from(signature.subarray(32), (b) => b.toString(16).padStart(2, "0"));
-  return BigInt(`0x${hex.join("")}`) <= HALF_ORDER;
+  const hex = Array.from(signature.subarray(32), (b) => b.toString(16).padStart(2, "0")).join("");
+  return BigInt("0x" + hex) <= HALF_ORDER;
 };
 
 const isNumericDate = (value) => Number.isInteger(value) && value >= 0 && value < 2 ** 40;
@@ -180,15 +183,31 @@ window.passportChecker = { readCode, fromBase32, State };
 
 const DAY_SECONDS = 24 * 60 * 60;
 const SHORT_CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8,12}$/;
-const dayFormat = new Intl.DateTimeFormat("en-GB",
-  { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" }); // prettier-ignore
-const momentFormat = new Intl.DateTimeFormat("en-GB",
-  { day: "numeric", month: "long", year: "numeric", hour: "2-digit", minute: "2-digit" }); // prettier-ignore
+// Days and times as the portal writes them (portal.assurance.passport_fields.day_written and
+// Django's formats: 21 August 2026, 24-hour times), with the months' names in the page's
+// language from the catalogue: a browser's own dates (Intl) lack some languages (Welsh).
+const MONTHS = [
+  gettext("January"), gettext("February"), gettext("March"), gettext("April"), gettext("May"),
+  gettext("June"), gettext("July"), gettext("August"), gettext("September"), gettext("October"),
+  gettext("November"), gettext("December"),
+]; // prettier-ignore
 
-const dayWritten = (days) =>
-  Number.isInteger(days) && days >= 0 && days < 2900000
-    ? dayFormat.format(new Date(days * DAY_SECONDS * 1000))
-    : "";
+const written = (day, month, year) => `${day} ${MONTHS[month]} ${year}`;
+
+const dayWritten = (days) => {
+  if (!(Number.isInteger(days) && days >= 0 && days < 2900000)) {
+    return "";
+  }
+  const day = new Date(days * DAY_SECONDS * 1000);
+  return written(day.getUTCDate(), day.getUTCMonth(), day.getUTCFullYear());
+};
+
+// A moment in the phone's own time zone: its day, at its hour and minute.
+const momentWritten = (moment) => {
+  const time = [moment.getHours(), moment.getMinutes()].map((n) => String(n).padStart(2, "0")).join(":");
+  const day = written(moment.getDate(), moment.getMonth(), moment.getFullYear());
+  return interpolate(gettext("%(day)s at %(time)s"), { day, time });
+};
 
 const normalisedCode = (value) => {
   if (typeof value !== "string") {
@@ -216,6 +235,34 @@ const shown = (essential, value) => {
   return ["string", "number", "bigint"].includes(typeof value) ? String(value) : "";
 };
 
+// The summary's clause on the claim when the service last checked it, as
+// portal.passports.signing.Checked._claim_then words it: each clause whole in the catalogue.
+const claimThen = (claimWasValid, checkedOn, signedOn, status) => {
+  const values = { date: checkedOn, status };
+  const hasStatus = typeof status === "string" && status !== "";
+  if (claimWasValid) {
+    if (checkedOn === signedOn) {
+      return gettext("the claim was valid when checked then");
+    }
+    return checkedOn
+      ? interpolate(gettext("the claim was valid when checked on %(date)s"), values)
+      : gettext("the claim was valid when checked");
+  }
+  if (checkedOn === signedOn) {
+    return hasStatus
+      ? interpolate(gettext("the claim was not valid when checked then: its status was %(status)s"), values)
+      : gettext("the claim was not valid when checked then: it had no status");
+  }
+  if (checkedOn) {
+    return hasStatus
+      ? interpolate(gettext("the claim was not valid when checked on %(date)s: its status was %(status)s"), values)
+      : interpolate(gettext("the claim was not valid when checked on %(date)s: it had no status"), values);
+  }
+  return hasStatus
+    ? interpolate(gettext("the claim was not valid when checked: its status was %(status)s"), values)
+    : gettext("the claim was not valid when checked: it had no status");
+};
+
 const said = (reading, keysUpdated) => {
   const { claims } = reading;
   const status = claimNamed(claims, "status");
@@ -225,19 +272,21 @@ const said = (reading, keysUpdated) => {
   const today = Math.floor(Date.now() / 1000 / DAY_SECONDS);
   const certificateExpiredOn = dayWritten(expiry) && expiry <= today ? dayWritten(expiry) : "";
   const claimWasValid = config.validStatuses.includes(status);
-  const when = checkedOn === signedOn ? "then" : checkedOn ? `on ${checkedOn}` : "";
-  const whenChecked = `when checked ${when}`.trimEnd();
-  const its = typeof status === "string" ? `its status was ${status}` : "it had no status";
   const parts = [
-    `Genuine: signed by the portal on ${signedOn}`,
-    claimWasValid ? `the claim was valid ${whenChecked}` : `the claim was not valid ${whenChecked}: ${its}`,
+    interpolate(gettext("Genuine: signed by the portal on %(date)s"), { date: signedOn }),
+    claimThen(claimWasValid, checkedOn, signedOn, status),
   ];
   if (certificateExpiredOn) {
-    parts.push(`the certificate expired on ${certificateExpiredOn}`);
+    parts.push(interpolate(gettext("the certificate expired on %(date)s"), { date: certificateExpiredOn }));
   }
-  parts.push(`this signed copy expires on ${dayWritten(Math.floor(claims.get(EXPIRES) / DAY_SECONDS))}`);
-  const updated = keysUpdated ? momentFormat.format(keysUpdated) : "at a time not known";
-  parts.push(`the claim cannot be checked now without signal (keys last updated ${updated})`);
+  const expiresOn = dayWritten(Math.floor(claims.get(EXPIRES) / DAY_SECONDS));
+  parts.push(interpolate(gettext("this signed copy expires on %(date)s"), { date: expiresOn }));
+  parts.push(
+    keysUpdated
+      ? interpolate(gettext("the claim cannot be checked now without signal (keys last updated %(when)s)"),
+          { when: momentWritten(keysUpdated) }) // prettier-ignore
+      : gettext("the claim cannot be checked now without signal (keys last updated at a time not known)"),
+  );
   return {
     summary: `${parts.join("; ")}.`,
     claimHolds: claimWasValid && !certificateExpiredOn,
@@ -258,10 +307,10 @@ const rowsOf = (claims) => {
       const note = document.createElement("span");
       note.className = "left-out";
       if (cut.has(essential.claim) && !value) {
-        note.textContent = "Left out to fit the code";
+        note.textContent = gettext("Left out to fit the code");
         detail.append(note);
       } else if (cut.has(essential.claim)) {
-        note.textContent = "(cut short to fit the code)";
+        note.textContent = gettext("(cut short to fit the code)");
         detail.append(`${value}… `, note);
       } else {
         detail.textContent = value;
@@ -274,11 +323,10 @@ const rowsOf = (claims) => {
 // --- the checker's page, answered for /V/<code> with no signal ---------------------------------
 
 const TITLES = {
-  [State.EXPIRED]: "Expired",
-  [State.UNKNOWN_KEY]: "Not recognised",
-  [State.MALFORMED]: "Not a passport's code",
-  [State.ALTERED]: "Not genuine",
-  [State.KEY_NOT_IN_USE]: "Not genuine",
+  [State.UNKNOWN_KEY]: gettext("Not recognised"),
+  [State.MALFORMED]: gettext("Not a passport's code"),
+  [State.ALTERED]: gettext("Not genuine"),
+  [State.KEY_NOT_IN_USE]: gettext("Not genuine"),
 };
 
 const filled = (id, slots = {}) => {
@@ -311,11 +359,14 @@ const heading = (shortCode) => {
   const h1 = document.querySelector("[data-checker-heading]");
   if (shortCode) {
     h1.className = "code";
+    // "Passport <span>%(code)s</span>", as passports/signed.html writes it: the code in a
+    // <span> wherever the language puts it.
+    const [before, after] = gettext("Passport %(code)s").split("%(code)s");
     const code = document.createElement("span");
     code.textContent = shortCode;
-    h1.replaceChildren("Passport ", code);
+    h1.replaceChildren(before, code, after ?? "");
   } else {
-    h1.textContent = "A passport's signed code";
+    h1.textContent = gettext("A passport's signed code");
   }
 };
 
@@ -326,12 +377,13 @@ const showReading = (reading, keysUpdated) => {
   let title = TITLES[reading.state];
   if (reading.state === State.GENUINE) {
     const { summary, claimHolds } = said(reading, keysUpdated);
-    title = `${claimHolds ? "Genuine" : "Genuine, claim not valid"}: ${shortCode || ""}`;
+    const titled = claimHolds ? gettext("Genuine: %(code)s") : gettext("Genuine, claim not valid: %(code)s");
+    title = interpolate(titled, { code: shortCode || "" });
     place.replaceChildren(filled(claimHolds ? "checker-genuine" : "checker-genuine-claim-not-valid", {
       summary, rows: rowsOf(reading.claims), issuer: reading.claims.get(ISSUER), kid: reading.key.kid,
     })); // prettier-ignore
   } else if (reading.state === State.EXPIRED) {
-    title = `Expired: ${shortCode || ""}`;
+    title = interpolate(gettext("Expired: %(code)s"), { code: shortCode || "" });
     place.replaceChildren(filled("checker-expired", {
       "signed-on": dayWritten(Math.floor(reading.claims.get(ISSUED_AT) / DAY_SECONDS)),
       "expires-on": dayWritten(Math.floor(reading.claims.get(EXPIRES) / DAY_SECONDS)),
@@ -374,6 +426,12 @@ const registered = "serviceWorker" in navigator
       .catch(() => null)
   : Promise.resolve(null); // prettier-ignore
 
+// The worker answers /V/ addresses with no signal in the language of this page (the person's
+// choice, else their browser's, as the portal chose it).
+registered
+  .then((registration) => registration && navigator.serviceWorker.ready)
+  .then((ready) => ready?.active?.postMessage({ language: pageLanguage() }));
+
 const isShell = document.querySelector("[data-checker-result]") !== null;
 if (isShell && codeInAddress()) {
   checkHere(codeInAddress());
@@ -387,19 +445,18 @@ if (isShell && codeInAddress()) {
 const scanned = (text, scanning) => {
   const found = /^HTTPS?:\/\/([^/\s]+)\/V\/([A-Z2-7]+)\/?$/i.exec(text.trim());
   if (!found) {
-    scanning.say("That QR code is not a passport's.");
+    scanning.say(gettext("That QR code is not a passport's."));
   } else if (found[1].toLowerCase() !== window.location.host.toLowerCase()) {
-    scanning.say(
-      `That QR code is a passport of another portal, ${found[1].toLowerCase()}: open it with the phone's camera.`,
-    );
+    const words = gettext("That QR code is a passport of another portal, %(portal)s: open it with the phone's camera.");
+    scanning.say(interpolate(words, { portal: found[1].toLowerCase() }));
   } else {
-    scanning.say("Scanned a passport's code: checking it.");
+    scanning.say(gettext("Scanned a passport's code: checking it."));
     scanning.stop();
     window.location.assign(`${config.scope}${found[2]}`);
   }
 };
 
 setUpScanner(document.querySelector("[data-scan]"), scanned, {
-  refused: "The camera could not be opened: open the QR code with the phone's camera instead.",
-  started: "Scanning: hold the passport's QR code in front of the camera.",
+  refused: gettext("The camera could not be opened: open the QR code with the phone's camera instead."),
+  started: gettext("Scanning: hold the passport's QR code in front of the camera."),
 });

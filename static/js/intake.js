@@ -7,6 +7,7 @@
 //   form sent.
 // Without JavaScript, or without these, the page works by typing the codes.
 import { setUpScanner } from "./scanner.js";
+import { gettext, interpolate, ngettext } from "./words.js";
 
 const printButton = document.querySelector("[data-print]");
 if (printButton) {
@@ -44,11 +45,29 @@ const list = form?.querySelector("textarea, input[type=text]");
 const one = form !== null && "scanOne" in form.dataset;
 const limit = Number(form?.dataset.limit) || Infinity;
 
+// What the status says of a code scanned, in whole sentences: of a passport's signed code
+// (`signed`), or of a short code (`%(code)s`).
+const SAID = {
+  signed: {
+    lookingUp: () => gettext("Scanned a passport's signed code: looking it up."),
+    already: () => gettext("A passport's signed code is on the list already."),
+    added: (count) =>
+      ngettext("Added a passport's signed code: %(count)s on the list.",
+               "Added a passport's signed code: %(count)s on the list.", count), // prettier-ignore
+  },
+  code: {
+    lookingUp: () => gettext("Scanned %(code)s: looking it up."),
+    already: () => gettext("%(code)s is on the list already."),
+    added: (count) =>
+      ngettext("Added %(code)s: %(count)s on the list.", "Added %(code)s: %(count)s on the list.", count),
+  },
+};
+
 // The code scanned put in the form of one code, which is sent; or added to the list of codes.
-const add = (code, named, scanning) => {
+const add = (code, said, scanning) => {
   if (one) {
     list.value = code;
-    scanning.say(`Scanned ${named}: looking it up.`);
+    scanning.say(interpolate(said.lookingUp(), { code }));
     scanning.stop();
     form.requestSubmit();
     return;
@@ -56,14 +75,18 @@ const add = (code, named, scanning) => {
   const words = list.value.split(/[\s,;]+/).filter(Boolean);
   const listed = words.map((word) => bare(shortCodeOf(word) || word.toUpperCase()));
   if (listed.includes(bare(code))) {
-    scanning.say(`${named[0].toUpperCase()}${named.slice(1)} is on the list already.`);
+    scanning.say(interpolate(said.already(), { code }));
   } else if (words.length >= limit) {
-    scanning.say(
-      `The list has ${limit} codes, the most checked at once: check them, then scan the rest.`,
+    const full = ngettext(
+      "The list has %(limit)s code, the most checked at once: check it, then scan the rest.",
+      "The list has %(limit)s codes, the most checked at once: check them, then scan the rest.",
+      limit,
     );
+    scanning.say(interpolate(full, { limit }));
   } else {
     list.value = `${list.value.trim() ? `${list.value.trimEnd()}\n` : ""}${code}\n`;
-    scanning.say(`Added ${named}: ${words.length + 1} on the list.`);
+    const count = words.length + 1;
+    scanning.say(interpolate(said.added(count), { code, count }));
   }
 };
 
@@ -71,16 +94,16 @@ const scanned = (text, scanning) => {
   const signed = signedAddressOf(text);
   const code = shortCodeOf(text);
   if (signed) {
-    add(signed, "a passport's signed code", scanning);
+    add(signed, SAID.signed, scanning);
   } else if (code) {
-    add(code, code, scanning);
+    add(code, SAID.code, scanning);
   } else {
-    scanning.say("That QR code is not a passport's.");
+    scanning.say(gettext("That QR code is not a passport's."));
   }
 };
 
 const scanning = setUpScanner(form, scanned, {
-  refused: "The camera could not be opened: type the codes instead.",
-  started: "Scanning: hold each passport's QR code in front of the camera.",
+  refused: gettext("The camera could not be opened: type the codes instead."),
+  started: gettext("Scanning: hold each passport's QR code in front of the camera."),
 });
 form?.addEventListener("submit", () => scanning?.stop());

@@ -5,6 +5,8 @@
 // Stop button, and the status that says what happens. Without them, the page is left as it is.
 "use strict";
 
+import { gettext } from "./words.js";
+
 const EVERY_MS = 250;
 
 // Sets up the scanner of `box`; each QR code seen (once each time Scan is pressed) is given to
@@ -89,7 +91,7 @@ export const setUpScanner = (box, onCode, words) => {
   stop.addEventListener("click", () => {
     scanning.stop();
     start.focus();
-    scanning.say("Scanning stopped.");
+    scanning.say(gettext("Scanning stopped."));
   });
   window.addEventListener("pagehide", () => scanning.stop());
   return scanning;

@@ -211,3 +211,81 @@ def test_the_checker_reads_codes_as_strictly_as_the_portal(
     on_the_portal = [str(signing.check(variant).state) for variant in codes]
     assert on_the_phone == on_the_portal
     assert on_the_portal[0] == "genuine" and {"altered", "malformed"} <= set(on_the_portal)
+
+
+# --- in Welsh -------------------------------------------------------------------------------------
+
+CHECKER_IN_WELSH = "Gwirio cod pasbort wedi’i lofnodi"  # "Check a passport's signed code"
+
+
+def test_a_welsh_speakers_checker_gives_its_verdicts_in_welsh_with_no_signal(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    """Cymraeg chosen with the switch (its cookie): the checker's page and the code's page in
+    Welsh with signal; with none, the worker's shell and the scripts' words in Welsh too."""
+    short_code, address = signed_address(watched_context(), portal_url)
+    context = watched_context(**PHONE)
+    chooser = context.new_page()
+    chooser.goto(f"{portal_url}/language/cy?next=/V/")
+    expect(chooser.get_by_role("heading", level=1)).to_have_text(CHECKER_IN_WELSH)
+    chooser.close()
+    phone = installed(context, address)
+    expect(phone.locator("html")).to_have_attribute("lang", "cy")
+    expect(phone.get_by_role("region", name="Yr honiad nawr")).to_be_visible()  # online
+
+    context.set_offline(True)
+    phone.goto(address)
+    expect(phone.locator("html")).to_have_attribute("lang", "cy")
+    expect(phone).to_have_title(f"Go iawn: {short_code} · Porth sicrwydd")
+    expect(phone.get_by_role("heading", level=1)).to_have_text(f"Pasbort {short_code}")
+    signed = phone.get_by_role("region", name="Y copi wedi’i lofnodi")
+    expect(signed.locator(".verdict-valid")).to_contain_text("✓ Go iawn")
+    today = datetime.now(UTC)
+    months = ("Ionawr", "Chwefror", "Mawrth", "Ebrill", "Mai", "Mehefin", "Gorffennaf", "Awst",
+              "Medi", "Hydref", "Tachwedd", "Rhagfyr")  # fmt: skip
+    signed_on = f"{today.day} {months[today.month - 1]} {today.year}"
+    expect(signed).to_contain_text(f"Go iawn: llofnodwyd gan y porth ar {signed_on}; ")
+    expect(signed).to_contain_text("roedd yr honiad yn ddilys pan gafodd ei wirio bryd hynny; ")
+    expect(signed).to_contain_text(
+        f"ni ellir gwirio’r honiad nawr heb signal (diweddarwyd yr allweddi ddiwethaf "
+        f"{signed_on} am "
+    )
+    expect(signed.locator(".left-out").first).to_have_text("Wedi’i adael allan i ffitio’r cod")
+    expect(signed).to_contain_text("Wedi’i lofnodi gan ")
+    main = phone.get_by_role("main")
+    for english in ("Genuine", "signed by the portal", "the claim", "Left out"):
+        expect(main).not_to_contain_text(english)
+    no_sideways_scroll(phone)
+    assert_accessible(phone)
+
+    phone.goto(changed(address))
+    expect(phone).to_have_title("Nid yw’n go iawn · Porth sicrwydd")
+    verdict = phone.locator(".verdict-not-valid")
+    expect(verdict).to_contain_text("✗ Nid yw’n go iawn")
+    expect(verdict).to_contain_text("Mae’r cod hwn wedi’i newid ers iddo gael ei lofnodi")
+    expect(phone.get_by_role("main")).to_contain_text("Gwiriwch y pasbort drwy’r cod byr")
+    assert_accessible(phone)
+
+
+def test_the_checker_speaks_the_browsers_language_and_then_the_one_chosen_with_no_signal(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    """No choice made: the checker in the browser's language (Accept-Language: cy), offline
+    too; English chosen with the switch afterwards: English offline from then on."""
+    _, address = signed_address(watched_context(), portal_url)
+    context = watched_context(**PHONE, locale="cy")
+    phone = installed(context, f"{portal_url}/V/")
+    expect(phone.get_by_role("heading", level=1)).to_have_text(CHECKER_IN_WELSH)
+    context.set_offline(True)
+    phone.goto(address)
+    expect(phone.locator(".verdict-valid")).to_contain_text("✓ Go iawn")
+
+    context.set_offline(False)
+    phone.goto(f"{portal_url}/language/en-gb?next=/V/")
+    expect(phone.get_by_role("heading", level=1)).to_have_text("Check a passport's signed code")
+    phone.evaluate(CONTROLLED)
+    context.set_offline(True)
+    phone.goto(address)
+    expect(phone.locator("html")).to_have_attribute("lang", "en-GB")
+    expect(phone.locator(".verdict-valid")).to_contain_text("✓ Genuine")
+    expect(phone.get_by_role("main")).to_contain_text("the claim cannot be checked now without")

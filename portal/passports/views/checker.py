@@ -10,6 +10,11 @@ those under /V/ (issue 28).
   of files it keeps, each with a digest of its content: a changed file changes the worker,
   and the phone fetches the new files.
 
+The checker speaks each of the portal's languages offline: the worker keeps the shell in each
+(asked with the language's Accept-Language and no cookie) and the scripts' words in each (the
+JavaScript catalogue, /jsi18n/ and /cy/jsi18n/), and answers with the shell in the language of
+the last /V/ page the person opened with signal (their choice, else their browser's).
+
 The essentials' labels come from portal.passports.signing, so that the page online and the
 checker offline name them alike.
 """
@@ -27,10 +32,13 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import get_template
 from django.templatetags.static import static
-from django.urls import reverse
+from django.urls import resolve, reverse
+from django.utils import translation
+from django.utils.translation import gettext
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
+from portal.accounts.language import LANGUAGES
 from portal.assurance import records
 from portal.passports import signing
 from portal.passports.views.camera import with_the_camera
@@ -40,7 +48,7 @@ WORKER_SOURCE = "js/checker-worker.js"
 WORKBOX = "vendor/workbox/"
 # What the checker's page loads, which the worker keeps (cborg's modules, which the checker's
 # script imports, by their own names: module imports are not renamed by collectstatic).
-KEPT_FILES = ("js/checker.js", "js/scanner.js", "css/lookup.css", "img/mark.svg",
+KEPT_FILES = ("js/checker.js", "js/scanner.js", "js/words.js", "css/lookup.css", "img/mark.svg",
               "img/checker-192.png", "img/checker-512.png")  # fmt: skip
 KEPT_MODULES = "vendor/cborg/"
 SHELL_TEMPLATES = (
@@ -49,6 +57,7 @@ SHELL_TEMPLATES = (
     "passports/checker_scan.html",
     "scan_panel.html",
     "passports/layout.html",
+    "language_switch.html",
     "navigation.html",
 )
 MANIFEST_MEDIA_TYPE = "application/manifest+json"
@@ -71,7 +80,7 @@ def checker_config() -> dict[str, object]:
 
 
 def _essential(essential: signing.Essential) -> dict[str, object]:
-    return {"claim": essential.claim, "name": essential.name, "label": essential.label,
+    return {"claim": essential.claim, "name": essential.name, "label": str(essential.label),
             "kind": str(essential.kind)}  # fmt: skip
 
 
@@ -87,9 +96,10 @@ def checker(request: HttpRequest) -> HttpResponse:
 @cache_control(max_age=24 * 60 * 60)
 def manifest(request: HttpRequest) -> HttpResponse:
     body = {
-        "name": "Passport checker · Assurance portal",
-        "short_name": "Passport checker",
-        "description": "Checks a crop passport's signed QR code, with signal or without.",
+        "name": gettext("Passport checker · Assurance portal"),
+        "short_name": gettext("Passport checker"),
+        "description": gettext("Checks a crop passport's signed QR code, with signal or without."),
+        "lang": translation.get_language(),
         "start_url": SCOPE,
         "scope": SCOPE,
         "display": "standalone",
@@ -124,15 +134,20 @@ def _worker_script_kept() -> str:
 def _worker_script_now() -> str:
     """The worker's source, after what it keeps and where it finds Workbox."""
     source = _read(WORKER_SOURCE).decode()
-    kept = [{"url": url, "revision": revision} for url, revision in _kept()]
+    kept = [{"url": url, "revision": revision} for url, revision in [*_kept(), *_catalogues()]]
     shell = hashlib.sha256("".join(_template_source(name) for name in SHELL_TEMPLATES).encode())
-    shell.update(json.dumps(checker_config(), sort_keys=True).encode())
+    for code, _ in settings.LANGUAGES:
+        with translation.override(code):
+            shell.update(json.dumps(checker_config(), sort_keys=True).encode())
+    for compiled in _compiled_catalogues():
+        shell.update(compiled.read_bytes())
     config = {
         "workbox": static(WORKBOX + "workbox-sw.js"),
         "workboxModules": settings.STATIC_URL + WORKBOX,  # a folder: no hashed name
         "scope": SCOPE,
         "shell": SCOPE,
         "shellRevision": shell.hexdigest()[:16],
+        "languages": [language.tag for language in LANGUAGES.values()],  # as pages' `lang`
         "keys": reverse("checks:keys"),
         "kept": kept,
     }
@@ -148,6 +163,27 @@ def _kept() -> list[tuple[str, str]]:
         for url in (static(name), settings.STATIC_URL + name):  # hashed name, and its own
             kept[url] = revision
     return sorted(kept.items())
+
+
+def _catalogues() -> list[tuple[str, str]]:
+    """The scripts' words in each language (the JavaScript catalogue, at its address in that
+    language), and a digest of each."""
+    found = []
+    for code, _ in settings.LANGUAGES:
+        with translation.override(code):
+            url = reverse("javascript-catalog")
+            request = HttpRequest()
+            request.method = "GET"
+            body = resolve(url).func(request).content
+        found.append((url, hashlib.sha256(body).hexdigest()[:16]))
+    return found
+
+
+def _compiled_catalogues() -> list[Path]:
+    """The compiled catalogues the shell's words come from."""
+    return sorted(
+        path for folder in settings.LOCALE_PATHS for path in Path(folder).glob("*/LC_MESSAGES/*.mo")
+    )
 
 
 def _module_files(folder: str) -> list[str]:

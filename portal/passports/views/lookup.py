@@ -43,7 +43,7 @@ def passport_verdict(request: HttpRequest, code: str) -> HttpResponse:
     if looked_up.not_set_up:
         return _unavailable(request, {"not_set_up": True})
     if looked_up.unavailable:
-        response = _unavailable(request, {"retry_after": looked_up.retry_after})
+        response = _unavailable(request, {"retry_after": looked_up.retry_seconds})
         if looked_up.retry_after:
             response["Retry-After"] = str(int(looked_up.retry_after))
         return response

@@ -17,6 +17,10 @@ from tests.portal.passports.helpers import words
 pytestmark = pytest.mark.django_db
 
 
+# The manifest asked with the person's cookie: in the language they chose.
+MANIFEST_LINK = '<link rel="manifest" href="/V/manifest.webmanifest" crossorigin="use-credentials">'
+
+
 def config_of(html: str) -> dict:
     found = re.search(r'<script id="checker-config" type="application/json">(.*?)</script>', html)
     assert found, html
@@ -30,7 +34,7 @@ def test_the_checkers_page_says_what_it_does_and_installs_it(client: Client):
     main = words(re.search(r"<main[^>]*>(.*)</main>", html, re.S)[1])
     assert main.startswith("Check a passport's signed code A passport's QR code carries")
     assert "it then checks codes without signal too" in main
-    assert '<link rel="manifest" href="/V/manifest.webmanifest">' in html
+    assert MANIFEST_LINK in html
     assert re.search(r'<script type="module" src="/static/js/checker\.js"></script>', html)
     assert "data-scan-start hidden>Scan a passport's QR code</button>" in html
     assert "style=" not in html  # the policy allows no inline style
@@ -54,7 +58,7 @@ def test_the_page_of_a_code_checked_installs_the_checker_too(client: Client):
     response = client.get("/V/NOTACODE")
     html = response.content.decode()
     assert response.status_code == 400
-    assert '<link rel="manifest" href="/V/manifest.webmanifest">' in html
+    assert MANIFEST_LINK in html
     assert config_of(html)["worker"] == "/V/worker.js"
     assert '<a href="/V/">The passport checker</a>' in html
 

@@ -534,7 +534,9 @@ def test_the_page_needs_its_stylesheets_and_its_script_alone(visitor):
         "/static/css/lookup.css", "/static/css/cards.css"
     ]  # fmt: skip
     assert re.findall(r"<script[^>]*>", html) == [
-        '<script type="module" src="/static/js/intake.js">'
+        '<script src="/static/js/language.js" defer>',
+        '<script src="/jsi18n/" defer>',  # the script's words, in the page's language
+        '<script type="module" src="/static/js/intake.js">',
     ]
     for module in ("intake.js", "scanner.js"):  # the scanner, which intake.js imports
         assert visitor.get(f"/static/js/{module}").status_code == 200

@@ -143,6 +143,11 @@ def test_every_detail_the_service_gives_is_shown_with_its_dates_as_given(visitor
 # --- unknown and malformed codes ------------------------------------------------------------------
 
 
+def but_its_address(content: bytes) -> bytes:
+    """A page without its own address, which the language switch's links carry back."""
+    return re.sub(rb"next=[^\"]*", b"next=", content)
+
+
 def test_unknown_and_malformed_codes_get_the_same_answer(visitor):
     unknown = visitor.get(f"/p/{UNKNOWN}")
     malformed = [
@@ -153,14 +158,14 @@ def test_unknown_and_malformed_codes_get_the_same_answer(visitor):
     assert '<form method="get" action="/p/"' in unknown.content.decode()
     for response in malformed:
         assert response.status_code == 404
-        assert response.content == unknown.content
+        assert but_its_address(response.content) == but_its_address(unknown.content)
 
 
 def test_a_malformed_code_from_the_form_is_answered_as_an_unknown_one(visitor):
     unknown = visitor.get("/p/", {"code": UNKNOWN.lower()}, follow=True)
     malformed = visitor.get("/p/", {"code": "not a code"}, follow=True)
     assert unknown.status_code == malformed.status_code == 404
-    assert unknown.content == malformed.content
+    assert but_its_address(unknown.content) == but_its_address(malformed.content)
 
 
 @pytest.mark.parametrize("typed", ["..", "../admin/", "a/b", "?", "#", "%2F"])
@@ -343,7 +348,8 @@ def test_a_signed_in_user_sees_the_verdict_too(grower):
 def test_the_page_needs_its_stylesheet_alone(visitor):
     html = visitor.get(f"/p/{DEMO}").content.decode()
     assert re.findall(r'<link rel="stylesheet" href="([^"]+)"', html) == ["/static/css/lookup.css"]
-    assert "<script" not in html
+    # The language switch's script only (it keeps what was typed into a form).
+    assert re.findall(r"<script[^>]*>", html) == ['<script src="/static/js/language.js" defer>']
     assert re.findall(r'(?:src|href)="(/[^"]*)"', html)  # links, and nothing fetched but the CSS
     assert not re.findall(r'<img|<iframe|<video|rel="preload"|rel="icon" href="/', html)
 
