@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
 from django.template.loader import render_to_string
+from django.utils import translation
 from django.utils.safestring import SafeString
 from django_ratelimit.core import get_usage
 
@@ -41,14 +42,20 @@ NO_DETAILS = SafeString("")
 class Verdict:
     """What the service answered for a short code, and when the portal asked it. `passport`
     is None when the service refused it because the claim is not valid now (StatusNotValid).
-    `details` is the passport's details as the page shows them, rendered once and kept with
-    it (they do not change; the verdict is worked out again each time from the record); empty
-    in a verdict asked for a check at intake, until a look-up shows them."""
+    `details` are the passport's details as the page shows them, in each language a page has
+    shown them in, rendered once in each and kept with it (they do not change; the verdict is
+    worked out again each time from the record); none in a verdict asked for a check at
+    intake, until a look-up shows them."""
 
     short_code: str
     passport: records.CropPassport | None
     asked_at: float
-    details: SafeString = NO_DETAILS
+    details: tuple[tuple[str, SafeString], ...] = ()  # (language, details)
+
+    @property
+    def shown_details(self) -> SafeString:
+        """The details in the language of the page showing them."""
+        return dict(self.details).get(translation.get_language(), NO_DETAILS)
 
     @property
     def is_valid(self) -> bool:
@@ -75,7 +82,7 @@ def verdict(
     fields), a verdict asked now is kept without its details: the first look-up that shows
     them renders them then. `token`: the look-up account's, as call_as_lookup_account takes
     it."""
-    key = _key("verdict", short_code)
+    key = _key("verdict-with-details-by-language", short_code)
     keep = settings.PORTAL_LOOKUP_KEEP_SECONDS
     kept = cache.get(key) if keep > 0 else None
     if kept == NO_SUCH_PASSPORT:
@@ -87,7 +94,7 @@ def verdict(
         passport = call_as_lookup_account(
             lambda credentials: client().passport(credentials, short_code), token
         )
-        details = _details(passport) if with_details else NO_DETAILS
+        details = _details(passport) if with_details else ()
         found = Verdict(short_code, passport, time.time(), details)
     except StatusNotValid:
         found = Verdict(short_code, None, time.time())
@@ -101,17 +108,19 @@ def verdict(
 def _detailed(key: str, kept: Verdict) -> Verdict:
     """A kept verdict with its details: rendered now if it was kept without them, and kept so
     for the rest of its time."""
-    if kept.details or kept.passport is None:
+    if kept.passport is None or translation.get_language() in dict(kept.details):
         return kept
-    detailed = replace(kept, details=_details(kept.passport))
+    detailed = replace(kept, details=kept.details + _details(kept.passport))
     left = int(settings.PORTAL_LOOKUP_KEEP_SECONDS - (time.time() - kept.asked_at))
     if left > 0:
         cache.set(key, detailed, left)
     return detailed
 
 
-def _details(passport: records.CropPassport) -> SafeString:
-    return SafeString(render_to_string("passports/details.html", {"sheet": sheet(passport)}))
+def _details(passport: records.CropPassport) -> tuple[tuple[str, SafeString]]:
+    """The passport's details as the page shows them, in the page's language."""
+    shown = render_to_string("passports/details.html", {"sheet": sheet(passport)})
+    return ((translation.get_language(), SafeString(shown)),)
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,7 +138,9 @@ MEASURE = """() => {
 }"""
 
 
-def made_for_every_page() -> Made:
+def made_for_every_page(language_prefix: str = "") -> Made:
+    """The data every page shows; the upload (whose report a job writes once, in the language
+    of the page it was sent from) sent from the pages under `language_prefix` ("/cy")."""
     grower = signed_in("grower")
     code = made_with_the_form(grower)  # its PDF fetched by a job
     pdf_job = run_queued("passport-pdf")
@@ -151,18 +153,19 @@ def made_for_every_page() -> Made:
     run_queued("passport-batch")
     [batch_codes] = re.findall(r'href="(/passports/batch/[0-9a-f-]+/codes)"',
                                grower.get(batch["Location"]).content.decode())  # fmt: skip
+    uploaded = _uploaded(site.code, code, language_prefix)
     return Made(
         code=code, load=load, site=site.code, batch=batch["Location"], batch_codes=batch_codes,
-        pdf_job=pdf_job.pk, upload_job=_uploaded(site.code, code).pk, check=_checked(code),
+        pdf_job=pdf_job.pk, upload_job=uploaded.pk, check=_checked(code),
     )  # fmt: skip
 
 
-def _uploaded(site: str, code: str) -> Job:
+def _uploaded(site: str, code: str, language_prefix: str) -> Job:
     """A day's tickets uploaded by the clerk, one of them refused, its job run."""
     tickets = tickets_file([upload_row(code, "T-2"), upload_row(code, "T-3", moisture="300")])
     file = SimpleUploadedFile("monday.csv", tickets)
     response = signed_in(CLERK[0]).post(
-        f"/intake/sites/{site}/upload", {"key": str(uuid.uuid4()), "file": file}
+        f"{language_prefix}/intake/sites/{site}/upload", {"key": str(uuid.uuid4()), "file": file}
     )
     assert response.status_code == 303, response.content.decode()[:2000]
     return run_queued(uploads.KIND)
