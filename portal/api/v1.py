@@ -16,10 +16,14 @@ import json
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import translation
+from django.utils.functional import Promise
 from ninja import NinjaAPI
 from ninja.openapi.docs import DocsBase
+from ninja.openapi.schema import OpenAPISchema
 from ninja.parser import Parser
 
 from portal.api import errors, intake, passports, standards, webhooks
@@ -40,7 +44,29 @@ class Docs(DocsBase):
         return render(request, "api/docs.html", context)
 
 
-api = NinjaAPI(
+class PortalApi(NinjaAPI):
+    def get_openapi_schema(self, **kwargs: Any) -> OpenAPISchema:
+        """The OpenAPI document in English whatever the language asked (it documents codes,
+        the same in every language; the page around it says so): written in English now, the
+        labels it borrows from the pages included."""
+        with translation.override(settings.LANGUAGE_CODE):
+            schema = super().get_openapi_schema(**kwargs)
+            _written_now(schema)
+        return schema
+
+
+def _written_now(value: object) -> None:
+    """Every lazily translated string in the document's dicts and lists, written in the
+    language active now."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in list(items):
+        if isinstance(item, Promise):
+            value[key] = str(item)
+        elif isinstance(item, dict | list):
+            _written_now(item)
+
+
+api = PortalApi(
     title="Assurance portal API",
     version="1",
     description=(

@@ -14,19 +14,16 @@ from django.utils import translation
 from portal.intake.models import IntakeSite
 from tests.portal.accounts.helpers import replace_view, sign_in, signed_in
 from tests.portal.intake.builders import a_clerk, a_site
+from tests.portal.pages import page_language
 
 pytestmark = pytest.mark.django_db
-
-
-def lang(content: str) -> str:
-    return re.search(r'<html lang="([^"]+)"', content)[1]
 
 
 def test_a_grower_s_home_page_is_in_welsh(client: Client, upstream_sandbox):
     sign_in(client, "grower")
     response = client.get("/cy/")
     page = response.content.decode()
-    assert (response.status_code, lang(page)) == (200, "cy")
+    assert (response.status_code, page_language(page)) == (200, "cy")
     assert "<title>Hafan · Porth sicrwydd</title>" in page
     assert "<h1>Croeso, grower</h1>" in page
     assert '<a class="task" href="/cy/passports/new"><strong>Creu pasbort cnwd</strong>' in page
@@ -79,13 +76,13 @@ def test_the_empty_memberships_are_in_welsh(client: Client, upstream_sandbox):
 def test_an_unknown_address_under_cy_gives_the_404_page_in_welsh(client: Client):
     response = client.get("/cy/no-such-page/")
     page = response.content.decode()
-    assert (response.status_code, lang(page)) == (404, "cy")
+    assert (response.status_code, page_language(page)) == (404, "cy")
     assert "<title>Heb ddod o hyd i’r dudalen · Porth sicrwydd</title>" in page
     assert "<h1>Heb ddod o hyd i’r dudalen</h1>" in page
     assert "Does dim byd yn y cyfeiriad hwn." in page
     assert '<a class="button" href="/cy/">Ewch i’r hafan</a>' in page
     english = client.get("/no-such-page/").content.decode()
-    assert (lang(english), "<h1>Page not found</h1>" in english) == ("en-GB", True)
+    assert (page_language(english), "<h1>Page not found</h1>" in english) == ("en-GB", True)
 
 
 def test_the_500_page_is_in_the_language_of_its_address(
@@ -100,13 +97,13 @@ def test_the_500_page_is_in_the_language_of_its_address(
     client.raise_request_exception = False
     welsh = client.get("/cy/")
     page = welsh.content.decode()
-    assert (welsh.status_code, lang(page)) == (500, "cy")
+    assert (welsh.status_code, page_language(page)) == (500, "cy")
     assert "<h1>Aeth rhywbeth o’i le ar ein hochr ni</h1>" in page
     assert '<a class="button" href="/cy/">Ewch i’r hafan</a>' in page
     assert "a secret detail" not in page
     # The next failure at an English address is in English, whatever this thread spoke last.
     with translation.override("cy"):
         english = client.get("/").content.decode()
-    assert lang(english) == "en-GB"
+    assert page_language(english) == "en-GB"
     assert "<h1>Something went wrong on our side</h1>" in english
     assert '<a class="button" href="/">Go to the home page</a>' in english

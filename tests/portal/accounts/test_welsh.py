@@ -4,7 +4,6 @@ the frame's links leading on in Welsh."""
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 import pytest
@@ -12,6 +11,7 @@ import time_machine
 from django.test import Client
 
 from tests.portal.accounts.helpers import PASSWORDS, error_summary
+from tests.portal.pages import page_language
 
 pytestmark = pytest.mark.django_db
 
@@ -20,10 +20,6 @@ WRONG = "Nid yw’r enw defnyddiwr neu’r cyfrinair yn gywir."
 STILL_WORKS = (
     "Os ydych wedi mewngofnodi yma o’r blaen, mae eich cyfrinair arferol yn dal i weithio."
 )
-
-
-def lang(response) -> str:
-    return re.search(r'<html lang="([^"]+)"', response.content.decode())[1]
 
 
 def welsh_sign_in(
@@ -44,7 +40,7 @@ def forwarding(settings, upstream_sandbox) -> None:
 def test_the_sign_in_page_is_in_welsh_with_its_links_under_cy(client: Client):
     response = client.get(SIGN_IN)
     page = response.content.decode()
-    assert (response.status_code, lang(response)) == (200, "cy")
+    assert (response.status_code, page_language(response)) == (200, "cy")
     assert "<title>Mewngofnodi · Porth sicrwydd</title>" in page
     assert "<h1>Mewngofnodi</h1>" in page
     assert "Enw defnyddiwr neu gyfeiriad e-bost" in page and "Cyfrinair" in page
@@ -112,7 +108,7 @@ def test_your_account_is_in_welsh(client: Client, upstream_sandbox):
     welsh_sign_in(client, "grower")
     response = client.get("/cy/accounts/you/")
     page = response.content.decode()
-    assert (response.status_code, lang(response)) == (200, "cy")
+    assert (response.status_code, page_language(response)) == (200, "cy")
     assert "<title>Eich cyfrif · Porth sicrwydd</title>" in page
     assert "<h1>Eich cyfrif</h1>" in page
     assert "Rydych wedi mewngofnodi fel <strong>grower</strong>, eich cyfrif Sicrwydd." in page

@@ -5,7 +5,6 @@ user who chose Welsh, and in Welsh and English, asking, to one who has not chose
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 import pytest
@@ -22,6 +21,7 @@ from tests.jobs import run
 from tests.portal.accounts.helpers import signed_in
 from tests.portal.api.builders import bearer, made_on_the_page, site_token
 from tests.portal.intake.builders import a_clerk, a_site
+from tests.portal.pages import page_language
 from tests.portal.passports.helpers import text
 
 pytestmark = pytest.mark.django_db
@@ -29,14 +29,10 @@ pytestmark = pytest.mark.django_db
 CHOOSING = "This e-mail is in Welsh and in English because you have not yet chosen a language."
 
 
-def lang(response) -> str:
-    return re.search(r'<html lang="([^"]+)"', response.content.decode())[1]
-
-
 def test_the_tokens_page_is_in_welsh_under_cy(grower):
     page = grower.get("/cy/accounts/you/tokens/")
     words = text(page)
-    assert (page.status_code, lang(page)) == (200, "cy")
+    assert (page.status_code, page_language(page)) == (200, "cy")
     assert "<title>Eich tocynnau API" in page.content.decode()
     assert "Eich tocynnau API" in words and "Gwneud tocyn" in words
     assert "Nid oes tocyn wedi’i wneud eto." in words
@@ -75,7 +71,7 @@ def test_a_site_s_tokens_page_is_in_welsh_under_cy(upstream_sandbox):
     clerk = signed_in("intake")
     page = clerk.get(f"/cy/intake/sites/{site.code}/tokens/")
     words = text(page)
-    assert (page.status_code, lang(page)) == (200, "cy")
+    assert (page.status_code, page_language(page)) == (200, "cy")
     assert f"Tocynnau API {site.name}" in words
     assert "Mae meddalwedd pont bwyso neu labordy’r safle yn anfon ei llwythi" in words
     assert "Darllen llwythi safle derbyn" in words and "Gwneud y tocyn" in words
@@ -83,7 +79,7 @@ def test_a_site_s_tokens_page_is_in_welsh_under_cy(upstream_sandbox):
 
 def test_the_english_tokens_page_stays_english(grower):
     page = grower.get("/accounts/you/tokens/")
-    assert lang(page) == "en-GB" and "Make the token" in text(page)
+    assert page_language(page) == "en-GB" and "Make the token" in text(page)
 
 
 # --- the API's errors -----------------------------------------------------------------------------
@@ -181,7 +177,7 @@ def test_the_reminder_is_in_both_asking_to_a_user_who_has_not_chosen(upstream_sa
 def test_the_documentation_page_s_own_words_are_in_welsh_and_the_api_s_in_english():
     welsh = Client().get("/api/v1/docs", headers={"accept-language": "cy"})
     page = welsh.content.decode()
-    assert lang(welsh) == "cy"
+    assert page_language(welsh) == "cy"
     assert "Gwnewch docyn ar" in page and 'href="/cy/accounts/you/tokens/"' in page
     assert "Mae dogfennaeth yr API isod yn Saesneg." in page
     assert '<h1 class="api-docs-title" lang="en">Assurance portal API</h1>' in page

@@ -13,16 +13,13 @@ import re
 import pytest
 from django.test import Client
 
+from tests.portal.pages import page_language
 from tests.portal.passports.helpers import suspended_after_it_was_made, text
 
 pytestmark = pytest.mark.django_db
 
 DEMO = "7KXM4-QHT2W"
 UNKNOWN = "ABCDE-FGHJK"
-
-
-def lang_of(response) -> str:
-    return re.search(r'<html lang="([^"]+)"', response.content.decode())[1]
 
 
 @pytest.fixture
@@ -39,7 +36,7 @@ def welsh_visitor(visitor: Client) -> Client:
 def test_the_look_up_is_in_welsh_once_cymraeg_is_chosen(welsh_visitor):
     response = welsh_visitor.get("/p/")
     assert response.status_code == 200
-    assert lang_of(response) == "cy"
+    assert page_language(response) == "cy"
     page = text(response)
     assert "Gwirio pasbort · Porth sicrwydd" in page  # the title
     assert "Teipiwch y cod byr sydd wedi’i argraffu ar y pasbort cnwd" in page
@@ -52,21 +49,21 @@ def test_the_look_up_is_in_welsh_once_cymraeg_is_chosen(welsh_visitor):
 
 def test_the_look_up_is_in_welsh_for_a_browser_that_asks_for_it(visitor):
     response = visitor.get("/p/", HTTP_ACCEPT_LANGUAGE="cy,en;q=0.5")
-    assert lang_of(response) == "cy"
+    assert page_language(response) == "cy"
     assert "Teipiwch y cod byr" in text(response)
 
 
 def test_the_look_up_is_in_english_otherwise(visitor):
     for asked in ({}, {"HTTP_ACCEPT_LANGUAGE": "en-GB,en;q=0.8"}, {"HTTP_ACCEPT_LANGUAGE": "fr"}):
         response = visitor.get("/p/", **asked)
-        assert lang_of(response) == "en-GB"
+        assert page_language(response) == "en-GB"
         assert "Type the short code printed on the crop passport" in text(response)
 
 
 def test_english_chosen_wins_over_a_browser_that_asks_for_welsh(visitor):
     visitor.get("/language/en-gb", {"next": "/p/"})
     response = visitor.get("/p/", HTTP_ACCEPT_LANGUAGE="cy")
-    assert lang_of(response) == "en-GB"
+    assert page_language(response) == "en-GB"
 
 
 def test_a_valid_passports_verdict_is_in_welsh(welsh_visitor):
@@ -114,7 +111,7 @@ def test_too_many_look_ups_are_refused_in_welsh(welsh_visitor, settings):
 
 def test_the_gate_checks_page_and_table_are_in_welsh(welsh_visitor):
     form = welsh_visitor.get("/p/check")
-    assert lang_of(form) == "cy"
+    assert page_language(form) == "cy"
     assert "Gwirio llwythi diwrnod" in text(form)
     assert '<script src="/cy/jsi18n/" defer>' in form.content.decode()  # the scanner's words
 
@@ -174,7 +171,7 @@ def test_a_signed_code_that_cannot_be_read_is_refused_in_welsh(welsh_visitor):
 
 def test_the_checker_its_manifest_and_its_words_are_in_welsh(welsh_visitor):
     page = welsh_visitor.get("/V/")
-    assert lang_of(page) == "cy"
+    assert page_language(page) == "cy"
     assert "Gwirio cod pasbort wedi’i lofnodi" in text(page)
     manifest = json.loads(welsh_visitor.get("/V/manifest.webmanifest").content)
     assert manifest["short_name"] == "Gwiriwr pasbortau" and manifest["lang"] == "cy"

@@ -5,7 +5,6 @@ byte for byte, whatever the language of the page that sent them."""
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 import pytest
@@ -19,6 +18,7 @@ from portal.outbox.models import Endpoint, Event
 from tests.demo import HOLLOWFIELD
 from tests.jobs import run
 from tests.portal.outbox.builders import LOOPBACK_NETWORKS, an_endpoint
+from tests.portal.pages import page_language
 from tests.portal.passports.helpers import text
 
 pytestmark = pytest.mark.django_db
@@ -31,15 +31,11 @@ def loopback_allowed(settings) -> None:
     settings.PORTAL_WEBHOOK_ALLOWED_NETWORKS = LOOPBACK_NETWORKS
 
 
-def lang(response) -> str:
-    return re.search(r'<html lang="([^"]+)"', response.content.decode())[1]
-
-
 def test_the_webhooks_page_is_in_welsh_under_cy(grower):
     an_endpoint(ADDRESS)
     page = grower.get("/cy/webhooks/")
     words = text(page)
-    assert (page.status_code, lang(page)) == (200, "cy")
+    assert (page.status_code, page_language(page)) == (200, "cy")
     assert "<title>Webhooks" in page.content.decode()
     assert "Ychwanegwch bwynt terfyn i’w derbyn." in words and "Wedi’i alluogi" in words
     assert 'href="/cy/webhooks/new"' in page.content.decode()
