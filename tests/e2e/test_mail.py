@@ -124,3 +124,31 @@ def test_without_javascript_the_form_opens_on_its_own_page_and_sends(
     fill_and_send(page)
     [mail] = mail_server.wait_for(1)
     assert mail.message["To"] == HAULIER
+
+
+def test_a_welsh_speaker_sends_a_passport_and_it_arrives_in_welsh(
+    watched_context: Callable[..., BrowserContext], portal_url: str, worker,
+    mail_server: MailServer,
+):  # fmt: skip
+    """On a 360-pixel phone, from the passport's Welsh page: the form offers the mail in the
+    page's language, and the mail arrives in Welsh, its look-up address the one printed."""
+    page = watched_context(**PHONE).new_page()
+    sign_in(page, portal_url, *GROWER)
+    code = made_with_the_form(signed_in("grower"))
+    page.goto(f"{portal_url}/cy/passports/{code}/")
+    page.get_by_role("link", name="Anfon drwy e-bost").click()
+    expect(page.get_by_label("Cymraeg")).to_be_checked()
+    page.get_by_label("Anfon at").fill(HAULIER)
+    page.get_by_label("Eich cyfeiriad e-bost").fill("grower@example.com")
+    no_sideways_scroll(page)
+    assert_accessible(page)
+    page.get_by_role("button", name="Anfon drwy e-bost").click()
+    expect(page.get_by_text(re.compile(f"Anfonwyd at {re.escape(HAULIER)} ar"))).to_be_visible(
+        timeout=30_000
+    )
+    assert_accessible(page)
+
+    [mail] = mail_server.wait_for(1)
+    assert mail.message["Subject"] == f"Pasbort cnwd {code} gan Hollowfield Farms Ltd"
+    assert f"{portal_url}/p/{code}" in mail.body("plain")
+    assert "Pasbort" in mail.body("plain") and "Crop passport" not in mail.body("plain")
