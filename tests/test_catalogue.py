@@ -89,4 +89,3 @@ def test_each_welsh_string_keeps_its_placeholders(catalogue: Path):
         elif placeholders(entry.msgstr) != placeholders(entry.msgid):
             wrong.append((entry.msgid, entry.msgstr))
     assert wrong == []
-
