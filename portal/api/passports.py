@@ -22,8 +22,10 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import gettext as _
 from ninja import Field, Query, Router, Schema, Status
 from pydantic import create_model
@@ -164,12 +166,12 @@ def _load(shown: showing.ShownLoad) -> dict[str, Any]:
     return {
         "site": shown.load.site.name, "ticket": shown.load.ticket, "arrival": figures.arrival,
         "decision": str(figures.decision), "net_kg": figures.net_kg,
-        "results": [{"parameter": r.label, "measured": r.measured,
+        "results": [{"parameter": str(r.label), "measured": r.measured,
                      "specification": r.specification, "within": r.within}
                     for r in shown.results],
-        "reasons": shown.reasons,
-        "claims": [{"parameter": c.label, "rate": c.rate, "tonnes": c.tonnes, "total": c.total}
-                   for c in shown.claims],
+        "reasons": [str(reason) for reason in shown.reasons],
+        "claims": [{"parameter": str(c.label), "rate": c.rate, "tonnes": c.tonnes,
+                    "total": c.total} for c in shown.claims],
         "claimed": shown.claimed, "query_open": shown.open_query is not None,
         "corrected": len(shown.history) > 1,
     }  # fmt: skip
@@ -247,7 +249,8 @@ def _passport(request: HttpRequest, code: str) -> Passport:
 @router.get("/{code}", auth=READ, response=answers(ok=PassportDetail), url_name="passport")
 def passport(request: HttpRequest, code: str) -> dict[str, Any]:
     found = _passport(request, code)
-    loads = [_load(shown) for shown in showing.loads_of(found)]
+    with translation.override(settings.LANGUAGE_CODE):  # its values are the same in any language
+        loads = [_load(shown) for shown in showing.loads_of(found)]
     return _detail(found, _sites(contacts.memberships(request)), listing.result_of(found), loads)
 
 

@@ -146,6 +146,15 @@ class TestOnePassport:
         weight = next(r for r in load["results"] if r["parameter"].startswith("Specific weight"))
         assert weight["within"] is False and "76" in weight["specification"]
         assert load["claimed"] == "72.75"
+        assert load["reasons"] == ["Specific weight below specification"]
+
+    def test_its_values_are_the_same_whatever_language_is_asked(self, token):
+        code = made_here()
+        a_load(a_site(), passport=Passport.objects.get(short_code=code))
+        address = f"{PASSPORTS}/{code}"
+        welsh = Client().get(address, headers=bearer(token) | {"accept-language": "cy"})
+        assert welsh.status_code == 200
+        assert welsh.json() == got(address, token).json()
 
     def test_a_passport_of_another_business_is_not_found(self, token, partner_token):
         wenham = wenham_made_here()
