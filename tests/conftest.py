@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import redis
 import requests
+from django.utils import translation
 from pytest_httpserver import HTTPServer
 
 from portal.assurance import service
@@ -155,6 +156,15 @@ def clean_cache(settings, request) -> Iterator[None]:
         }
     }
     yield
+
+
+@pytest.fixture(autouse=True)
+def english_outside_requests() -> Iterator[None]:
+    """Each test starts in the portal's default language: a page asked in Welsh leaves the
+    language active in the thread that served it, as Django's own middleware does."""
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ from django_ratelimit.core import get_usage
 from portal.accounts import verifiers
 from portal.accounts.service_lockout import SignInRefused, Standing
 from portal.lib.client_address import client_address
+from portal.lib.rates import seconds_to_wait
 from portal.operations import metrics
 
 ACCOUNT = "account"  # one username from one address: axes
@@ -122,7 +123,7 @@ def _pace(request: HttpRequest) -> Standing:
     usage = get_usage(request, group=PACE_GROUP, key=_address_of, rate=_rate, increment=False)
     if usage is None:  # RATELIMIT_ENABLE is off: nothing is counted
         return Standing(PACE, settings.PORTAL_SIGN_IN_ATTEMPTS_PER_MINUTE, 60)
-    return Standing(PACE, max(0, usage["limit"] - usage["count"]), max(1, usage["time_left"]))
+    return Standing(PACE, max(0, usage["limit"] - usage["count"]), seconds_to_wait(usage))
 
 
 def _address_of(group: str, request: HttpRequest) -> str:

@@ -33,6 +33,7 @@ from portal.api import tokens
 from portal.api.errors import ApiError
 from portal.api.models import Scope, Token
 from portal.lib.client_address import client_address
+from portal.lib.rates import seconds_to_wait
 
 FAILURES_PER_MINUTE = 20
 
@@ -103,4 +104,4 @@ def _within_the_limit(request: HttpRequest, token: Token) -> None:
                       increment=True)  # fmt: skip
     if usage is not None and usage["should_limit"]:
         raise ApiError(429, "rate_limited", _("Too many requests with this token: wait a minute."),
-                       retry_after=usage["time_left"])  # fmt: skip
+                       retry_after=seconds_to_wait(usage))  # fmt: skip

@@ -31,6 +31,7 @@ from portal.assurance.errors import AssuranceError, NotFound, StatusNotValid, Un
 from portal.assurance.service import client
 from portal.audit import events as audit
 from portal.lib.client_address import client_address
+from portal.lib.rates import seconds_to_wait
 from portal.operations import metrics
 from portal.passports.sheet import sheet
 
@@ -200,7 +201,7 @@ def _allowance(request: HttpRequest, *, increment: bool) -> Allowance:
         granted=not usage["should_limit"],
         left=max(0, limit - usage["count"]),
         limit=limit,
-        seconds=max(1, usage["time_left"]),
+        seconds=seconds_to_wait(usage),
     )
 
 
