@@ -347,3 +347,44 @@ def test_a_welsh_speaker_switches_a_half_filled_form_to_cymraeg_and_makes_the_pa
     )  # fmt: skip
     no_sideways_scroll(phone)
     assert_accessible(phone)
+
+
+def test_the_switch_keeps_the_membership_site_and_store_that_htmx_brought_both_ways(
+    watched_context: Callable[..., BrowserContext], portal_url: str
+):
+    """On a 360-pixel phone: the membership, the site and the store chosen (each one's choices
+    brought by htmx when the one before it is chosen) are still chosen once the switch has led
+    to the Welsh form, and again once it has led back to the English one, with what was
+    typed."""
+    phone = watched_context(**PHONE).new_page()
+    sign_in(phone, portal_url, *GROWER)
+    phone.goto(f"{portal_url}/passports/new")
+    radio(phone, "Hollowfield Farms Ltd").check()
+    radio(phone, "Marsh End Barns").check()  # swapped in by htmx
+    phone.get_by_label("Grain store").select_option(label="Marsh End flat store")
+    field(phone, "crop_type").fill("Barley")
+    field(phone, "vehicle_registration").fill("AE24 KTV")
+
+    phone.locator(".language-switch a[hreflang='cy']").click()
+    expect(phone).to_have_url(f"{portal_url}/cy/passports/new")
+    expect(phone.get_by_role("heading", level=1)).to_have_text("Creu pasbort cnwd")
+    still_chosen(phone, "Storfa rawn")
+    no_sideways_scroll(phone)
+    assert_accessible(phone)
+
+    phone.get_by_role("navigation", name="Iaith").get_by_role(
+        "link", name="Change the language to English"
+    ).click()
+    expect(phone).to_have_url(f"{portal_url}/passports/new")
+    expect(phone.get_by_role("heading", level=1)).to_have_text("Create a crop passport")
+    still_chosen(phone, "Grain store")
+
+
+def still_chosen(page: Page, store_label: str) -> None:
+    expect(radio(page, "Hollowfield Farms Ltd")).to_be_checked()
+    expect(radio(page, "Marsh End Barns")).to_be_checked()
+    expect(page.get_by_label(store_label).locator("option:checked")).to_have_text(
+        "Marsh End flat store"
+    )
+    expect(field(page, "crop_type")).to_have_value("Barley")
+    expect(field(page, "vehicle_registration")).to_have_value("AE24 KTV")
