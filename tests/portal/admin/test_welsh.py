@@ -19,7 +19,7 @@ from django.utils import timezone, translation
 from django.utils.text import capfirst
 
 from portal.jobs.models import Job
-from tests.portal.accounts.helpers import signed_in, signed_in_staff
+from tests.portal.accounts.helpers import sign_in, signed_in, signed_in_staff
 from tests.portal.jobs.conftest import new_job
 from tests.portal.passports.helpers import HEADER_CELL, text, words
 
@@ -49,20 +49,19 @@ def test_the_admin_s_index_names_our_apps_and_records_in_welsh(upstream_sandbox)
     index = text(superuser.get("/cy/admin/"))
     for welsh in ("Tasgau", "Pasbortau", "Anfoniadau e-bost", "Trywydd archwilio", "Digwyddiadau",
                   "Canlyniadau derbyn", "Safleoedd derbyn", "Llwythi", "Tocynnau",
-                  "Blwch allan y webhooks", "Danfoniadau", "Pwyntiau terfyn"):  # fmt: skip
+                  "Blwch allan y webhooks", "Danfoniadau", "Pwyntiau terfyn",
+                  "Cynigion i fewngofnodi"):  # fmt: skip
         assert welsh in index
     english = names_in_english()
-    assert {"Jobs", "Passports", "Audit trail", "Intake sites"} <= english
+    assert {"Jobs", "Passports", "Audit trail", "Intake sites", "Access attempts"} <= english
     assert [name for name in english if name in index] == []
 
 
 def names_in_english() -> set[str]:
     """The names the admin's index gives in English to the apps and records it lists, but
-    Django's own (which Django's catalogue says in Welsh), django-axes's and "API" (the same in
-    both)."""
+    Django's own (which Django's catalogue says in Welsh) and "API" (the same in both)."""
     with translation.override("en-gb"):
-        registered = [m._meta for m in admin.site._registry
-                      if m._meta.app_label not in ("auth", "axes")]  # fmt: skip
+        registered = [m._meta for m in admin.site._registry if m._meta.app_label != "auth"]
         names = {str(capfirst(name)) for opts in registered
                  for name in (opts.app_config.verbose_name, opts.verbose_name_plural)}  # fmt: skip
     return names - {"API"}
@@ -100,6 +99,17 @@ def test_a_form_names_its_fields_and_explains_them_in_welsh(staff):
     viewed = text(staff.get(f"/cy/admin/jobs/job/{new_job(staff).pk}/change/"))
     assert "Perchennog: grower" in viewed and "Paramedrau:" in viewed
     assert "Beth mae’r dasg yn ei wneud, i bobl." in viewed
+
+
+def test_the_failed_sign_ins_say_in_welsh_how_many_tries_are_left(staff, settings):
+    settings.AXES_FAILURE_LIMIT = 3
+    assert sign_in(Client(), "lapsed", "not-the-password").status_code == 400
+    listed = staff.get("/cy/admin/axes/accessattempt/")
+    assert column_headers(listed)[:7] == ["Amser y cynnig", "Cyfeiriad IP", "Asiant defnyddiwr",
+                                          "Enw defnyddiwr", "Llwybr", "Mewngofnodion a fethodd",
+                                          "Statws"]  # fmt: skip
+    assert "lapsed" in text(listed) and "2 gynnig ar ôl" in text(listed)
+    assert "2 attempts left" in text(staff.get("/admin/axes/accessattempt/"))
 
 
 def test_a_list_writes_july_as_gorffennaf_and_names_our_filters_in_welsh(staff):
