@@ -250,7 +250,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
-    "axes",
+    "portal.accounts.axes_config.AxesConfig",  # django-axes, named in words
 ]
 
 # Every browser feature off (django-permissions-policy). Passports' QR codes are read by a

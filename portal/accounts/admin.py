@@ -9,6 +9,7 @@ from typing import Any
 
 from axes.admin import AccessAttemptAdmin
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
@@ -79,3 +80,11 @@ class FailedSignInAdmin(AccessAttemptAdmin):
     # Axes' "clean up expired attempts" reads the time of a sign-in attempt, which an admin
     # page's request has not; the periodic sweep deletes them instead (lockout.forget_expired).
     actions: list[str] = []
+
+    # Axes' own joins a number to "Attempt Remaining", which no catalogue can translate.
+    @admin.display(description=gettext_lazy("Status"))
+    def status(self, attempt: AccessAttempt) -> str:
+        left = settings.AXES_FAILURE_LIMIT - attempt.failures_since_start
+        if left <= 0:
+            return _("Locked Out")
+        return ngettext("%(count)s attempt left", "%(count)s attempts left", left) % {"count": left}

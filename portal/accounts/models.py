@@ -7,9 +7,14 @@ class PasswordVerifier(models.Model):
     """What the portal keeps from a user's last successful sign-in to recognise the same
     password again: a slow, salted hash of it (portal.accounts.verifiers), never the password."""
 
-    username = models.CharField(max_length=254, unique=True)  # as typed, trimmed, lower case
-    verifier = models.CharField(max_length=256)
-    kept = models.DateTimeField()
+    # As typed, trimmed, lower case.
+    username = models.CharField(_("username"), max_length=254, unique=True)
+    verifier = models.CharField(_("verifier"), max_length=256)
+    kept = models.DateTimeField(_("kept"))
+
+    class Meta:
+        verbose_name = _("password verifier")
+        verbose_name_plural = _("password verifiers")
 
     def __str__(self) -> str:
         return self.username
@@ -25,21 +30,24 @@ class Preferences(models.Model):
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
-        related_name="preferences",
+        related_name="preferences", verbose_name=_("user"),
     )  # fmt: skip
     email = models.EmailField(
-        blank=True, help_text=_("Empty: the account's own address (the user's `email`).")
-    )
+        _("e-mail address"), blank=True,
+        help_text=_("Empty: the account's own address (the user's `email`)."),
+    )  # fmt: skip
     intake_mail = models.BooleanField(
-        default=True, help_text=_("Mailed each intake result of the passports they made.")
-    )
+        _("intake mail"), default=True,
+        help_text=_("Mailed each intake result of the passports they made."),
+    )  # fmt: skip
     language = models.CharField(
-        max_length=8, blank=True, choices=settings.LANGUAGES,
+        _("language"), max_length=8, blank=True, choices=settings.LANGUAGES,
         help_text=_("The pages' and the mail's; empty until they choose."),
     )  # fmt: skip
-    changed = models.DateTimeField(auto_now=True)
+    changed = models.DateTimeField(_("changed"), auto_now=True)
 
     class Meta:
+        verbose_name = _("preferences")
         verbose_name_plural = _("preferences")
 
     def __str__(self) -> str:
@@ -54,18 +62,21 @@ class LatestSignIn(models.Model):
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
-        related_name="latest_sign_in",
+        related_name="latest_sign_in", verbose_name=_("user"),
     )  # fmt: skip
-    token = models.TextField(help_text=_("Encrypted; never shown."))
+    token = models.TextField(_("token"), help_text=_("Encrypted; never shown."))
     expires = models.DateTimeField(
-        null=True, help_text=_("As the service said; empty if it did not say.")
+        _("expires"), null=True, help_text=_("As the service said; empty if it did not say.")
     )
-    signed_in = models.DateTimeField()
+    signed_in = models.DateTimeField(_("signed in"))
     reminded_of = models.DateTimeField(
-        null=True, help_text=_("The expiry the user was last reminded of (one mail each).")
-    )
+        _("reminded of"), null=True,
+        help_text=_("The expiry the user was last reminded of (one mail each)."),
+    )  # fmt: skip
 
     class Meta:
+        verbose_name = _("latest sign-in")
+        verbose_name_plural = _("latest sign-ins")
         indexes = [models.Index(fields=["expires"], name="latest_sign_in_expires")]
 
     def __str__(self) -> str:

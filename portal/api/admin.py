@@ -23,7 +23,7 @@ from portal.api.models import SITE_SCOPES, Scope, Token
 
 class MakeTokenForm(forms.ModelForm):
     scopes = forms.MultipleChoiceField(
-        choices=Scope.choices, widget=forms.CheckboxSelectMultiple,
+        label=gettext_lazy("Scopes"), choices=Scope.choices, widget=forms.CheckboxSelectMultiple,
         help_text=gettext_lazy("A site's token may only read and record loads."),
     )  # fmt: skip
     days = forms.TypedChoiceField(label=gettext_lazy("Expires after"), choices=LASTING, coerce=int,

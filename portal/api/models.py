@@ -29,20 +29,25 @@ SITE_SCOPES = (Scope.INTAKE_READ, Scope.INTAKE_WRITE)
 
 class Token(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                             on_delete=models.CASCADE, related_name="api_tokens")  # fmt: skip
+                             on_delete=models.CASCADE, related_name="api_tokens",
+                             verbose_name=_("user"))  # fmt: skip
     site = models.ForeignKey("intake.IntakeSite", null=True, blank=True,
-                             on_delete=models.CASCADE, related_name="api_tokens")  # fmt: skip
-    name = models.CharField(max_length=100, help_text="What it is for: Weighbridge, Farm records.")
-    scopes = models.JSONField(default=list)
-    digest = models.CharField(max_length=64, unique=True, editable=False)
-    created = models.DateTimeField(default=timezone.now, editable=False)
-    expires = models.DateTimeField()
-    revoked = models.DateTimeField(null=True, blank=True, editable=False)
-    last_used = models.DateTimeField(null=True, blank=True, editable=False)
+                             on_delete=models.CASCADE, related_name="api_tokens",
+                             verbose_name=_("site"))  # fmt: skip
+    name = models.CharField(_("name"), max_length=100,
+                            help_text=_("What it is for: Weighbridge, Farm records."))  # fmt: skip
+    scopes = models.JSONField(_("scopes"), default=list)
+    digest = models.CharField(_("digest"), max_length=64, unique=True, editable=False)
+    created = models.DateTimeField(_("created"), default=timezone.now, editable=False)
+    expires = models.DateTimeField(_("expires"))
+    revoked = models.DateTimeField(_("revoked"), null=True, blank=True, editable=False)
+    last_used = models.DateTimeField(_("last used"), null=True, blank=True, editable=False)
     # Who made it: the user themselves, a site's clerk, staff; kept as it was.
-    made_by = models.CharField(max_length=150, blank=True, editable=False)
+    made_by = models.CharField(_("made by"), max_length=150, blank=True, editable=False)
 
     class Meta:
+        verbose_name = _("token")
+        verbose_name_plural = _("tokens")
         ordering = ["-created", "-pk"]
         constraints = [
             models.CheckConstraint(
@@ -78,15 +83,19 @@ class KeptAnswer(models.Model):
     PORTAL_API_IDEMPOTENCY_HOURS. The body is sealed (portal.accounts.credentials): an answer may
     hold a secret shown once."""
 
-    token = models.ForeignKey(Token, on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=255)
-    fingerprint = models.CharField(max_length=64)  # SHA-256 of the method, address and body
-    created = models.DateTimeField(default=timezone.now, db_index=True)
-    status = models.PositiveSmallIntegerField(null=True)
-    content_type = models.CharField(max_length=100, blank=True)
-    body = models.BinaryField(default=b"")
+    token = models.ForeignKey(Token, on_delete=models.CASCADE, related_name="+",
+                              verbose_name=_("token"))  # fmt: skip
+    key = models.CharField(_("idempotency key"), max_length=255)
+    # SHA-256 of the method, address and body
+    fingerprint = models.CharField(_("fingerprint"), max_length=64)
+    created = models.DateTimeField(_("created"), default=timezone.now, db_index=True)
+    status = models.PositiveSmallIntegerField(_("status"), null=True)
+    content_type = models.CharField(_("content type"), max_length=100, blank=True)
+    body = models.BinaryField(_("body"), default=b"")
 
     class Meta:
+        verbose_name = _("kept answer")
+        verbose_name_plural = _("kept answers")
         constraints = [
             models.UniqueConstraint(fields=["token", "key"], name="one_answer_a_key"),
         ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class AppendOnly(Exception):
@@ -28,52 +29,54 @@ class EventQuerySet(models.QuerySet):
 
 class Event(models.Model):
     class Kind(models.TextChoices):
-        SIGN_IN = "sign-in", "Signed in"
-        SIGN_OUT = "sign-out", "Signed out"
-        SIGN_IN_FAILED = "sign-in-failed", "Sign-in failed"
-        LOCKOUT_MET = "lockout-met", "Sign-in refused: locked out"
-        SESSIONS_ENDED = "sessions-ended", "Sessions ended by staff"
-        PASSPORT_CREATED = "passport-created", "Passport created"
-        PDF_DOWNLOADED = "pdf-downloaded", "Passport PDF downloaded"
-        MAIL_SENT = "mail-sent", "Passports sent by e-mail"
-        EXPORT_REQUESTED = "export-requested", "Export requested"
-        EXPORT_DOWNLOADED = "export-downloaded", "Export downloaded"
-        LOOK_UP = "look-up", "Passport looked up"
-        LOOK_UP_LIMITED = "look-up-limited", "Look-up refused: over the address's limit"
-        INTAKE_CHECK = "intake-check", "Loads checked at intake"
-        STAFF_RIGHTS = "staff-rights", "Staff rights changed"
-        INTAKE_CLERKS = "intake-clerks", "Intake clerks changed"
-        INTAKE_UPLOAD = "intake-upload", "Loads uploaded at intake"
-        INTAKE_DOOR = "intake-door", "Loads sent by a site's software"
-        INTAKE_TOKEN_MADE = "intake-token-made", "Intake site's token made"
-        INTAKE_TOKEN_REVOKED = "intake-token-revoked", "Intake site's token revoked"
-        API_TOKEN_MADE = "api-token-made", "API token made"
-        API_TOKEN_REVOKED = "api-token-revoked", "API token revoked"
-        API_TOKEN_USED_REVOKED = "api-token-used-revoked", "API token used after it was revoked"
-        WEBHOOK_REGISTERED = "webhook-registered", "Webhook endpoint registered"
-        WEBHOOK_SECRET_ROLLED = "webhook-secret-rolled", "Webhook endpoint's secret rolled"
-        WEBHOOK_DISABLED = "webhook-disabled", "Webhook endpoint disabled"
-        WEBHOOK_ENABLED = "webhook-enabled", "Webhook endpoint enabled again"
+        SIGN_IN = "sign-in", _("Signed in")
+        SIGN_OUT = "sign-out", _("Signed out")
+        SIGN_IN_FAILED = "sign-in-failed", _("Sign-in failed")
+        LOCKOUT_MET = "lockout-met", _("Sign-in refused: locked out")
+        SESSIONS_ENDED = "sessions-ended", _("Sessions ended by staff")
+        PASSPORT_CREATED = "passport-created", _("Passport created")
+        PDF_DOWNLOADED = "pdf-downloaded", _("Passport PDF downloaded")
+        MAIL_SENT = "mail-sent", _("Passports sent by e-mail")
+        EXPORT_REQUESTED = "export-requested", _("Export requested")
+        EXPORT_DOWNLOADED = "export-downloaded", _("Export downloaded")
+        LOOK_UP = "look-up", _("Passport looked up")
+        LOOK_UP_LIMITED = "look-up-limited", _("Look-up refused: over the address's limit")
+        INTAKE_CHECK = "intake-check", _("Loads checked at intake")
+        STAFF_RIGHTS = "staff-rights", _("Staff rights changed")
+        INTAKE_CLERKS = "intake-clerks", _("Intake clerks changed")
+        INTAKE_UPLOAD = "intake-upload", _("Loads uploaded at intake")
+        INTAKE_DOOR = "intake-door", _("Loads sent by a site's software")
+        INTAKE_TOKEN_MADE = "intake-token-made", _("Intake site's token made")
+        INTAKE_TOKEN_REVOKED = "intake-token-revoked", _("Intake site's token revoked")
+        API_TOKEN_MADE = "api-token-made", _("API token made")
+        API_TOKEN_REVOKED = "api-token-revoked", _("API token revoked")
+        API_TOKEN_USED_REVOKED = "api-token-used-revoked", _("API token used after it was revoked")
+        WEBHOOK_REGISTERED = "webhook-registered", _("Webhook endpoint registered")
+        WEBHOOK_SECRET_ROLLED = "webhook-secret-rolled", _("Webhook endpoint's secret rolled")
+        WEBHOOK_DISABLED = "webhook-disabled", _("Webhook endpoint disabled")
+        WEBHOOK_ENABLED = "webhook-enabled", _("Webhook endpoint enabled again")
 
     # Kept in code, not as the column's choices, so that a new kind costs no migration; save()
     # refuses a kind that Kind does not name.
-    kind = models.CharField(max_length=32)
-    at = models.DateTimeField(default=timezone.now, db_index=True)
+    kind = models.CharField(_("kind"), max_length=32)
+    at = models.DateTimeField(_("at"), default=timezone.now, db_index=True)
     # Unset by the database when the user is deleted, the one change its trigger allows (0002).
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.DB_SET_NULL,
-        related_name="+",
+        related_name="+", verbose_name=_("user"),
     )  # fmt: skip
     # The user's name as it was (kept when the user is removed), or the name tried.
-    username = models.CharField(max_length=150, blank=True)
-    client_address = models.GenericIPAddressField(null=True, blank=True)
-    request_id = models.CharField(max_length=64, blank=True)
+    username = models.CharField(_("username"), max_length=150, blank=True)
+    client_address = models.GenericIPAddressField(_("client address"), null=True, blank=True)
+    request_id = models.CharField(_("request ID"), max_length=64, blank=True)
     # What else the event holds: counts, kinds, keyed hashes of short codes; never a secret.
-    detail = models.JSONField(default=dict, blank=True)
+    detail = models.JSONField(_("detail"), default=dict, blank=True)
 
     objects = EventQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
         ordering = ["-at", "-pk"]
         indexes = [
             models.Index(fields=["kind", "-at"]),
@@ -97,6 +100,6 @@ class Event(models.Model):
     def kind_label(self) -> str:
         """What the kind means in words ("Signed in"); a kind no longer named, as it was kept."""
         try:
-            return Event.Kind(self.kind).label
+            return str(Event.Kind(self.kind).label)
         except ValueError:
             return self.kind

@@ -20,8 +20,9 @@ class SpecificationForm(forms.ModelForm):
     load's result."""
 
     parameter = forms.ChoiceField(
+        label=gettext_lazy("Parameter"),
         choices=[("", "---------")] + [
-            (crop.capitalize(), [(p.key, p.label) for p in parameters])
+            (quality.CROP_NAMES[crop], [(p.key, p.label) for p in parameters])
             for crop, parameters in quality.PARAMETERS.items()
         ],
         help_text=gettext_lazy("One of the crop's quality parameters, as the clerks' form records "
@@ -40,7 +41,7 @@ class SpecificationForm(forms.ModelForm):
             self.add_error(
                 "parameter",
                 _("This parameter is not measured for %(crop)s: choose one of %(measured)s.")
-                % {"crop": crop, "measured": measured},
+                % {"crop": str(quality.CROP_NAMES[crop]).lower(), "measured": measured},
             )
         return cleaned
 

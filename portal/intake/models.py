@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from portal.intake import quality
@@ -27,16 +28,20 @@ class IntakeSite(models.Model):
     """A buyer's intake (a store, a mill, a port), made by staff in the admin. Its clerks record
     and see the loads that arrive there, and only those."""
 
-    name = models.CharField(max_length=200)
-    buyer_business = models.CharField(max_length=200)
+    name = models.CharField(_("name"), max_length=200)
+    buyer_business = models.CharField(_("buyer business"), max_length=200)
     code = models.SlugField(
-        max_length=40, unique=True, help_text="A short name, as `grant_intake` takes it."
-    )
+        _("code"), max_length=40, unique=True,
+        help_text=_("A short name, as `grant_intake` takes it."),
+    )  # fmt: skip
     clerks = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, blank=True, related_name="intake_sites"
-    )
+        settings.AUTH_USER_MODEL, blank=True, related_name="intake_sites",
+        verbose_name=_("clerks"),
+    )  # fmt: skip
 
     class Meta:
+        verbose_name = _("intake site")
+        verbose_name_plural = _("intake sites")
         ordering = ["name"]
 
     def __str__(self) -> str:
@@ -49,13 +54,18 @@ class Specification(models.Model):
     correction keeps the specification it was judged against (`LoadEntry.specification`), so a
     specification changed later leaves the loads before it as they were marked."""
 
-    site = models.ForeignKey(IntakeSite, on_delete=models.CASCADE, related_name="specifications")
-    crop = models.CharField(max_length=40, choices=[(c, c.capitalize()) for c in quality.CROPS])
-    parameter = models.CharField(max_length=40)
-    lowest = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
-    highest = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    site = models.ForeignKey(IntakeSite, on_delete=models.CASCADE, related_name="specifications",
+                             verbose_name=_("site"))  # fmt: skip
+    crop = models.CharField(_("crop"), max_length=40, choices=list(quality.CROP_NAMES.items()))
+    parameter = models.CharField(_("parameter"), max_length=40)
+    lowest = models.DecimalField(_("lowest"), max_digits=8, decimal_places=2, null=True,
+                                 blank=True)  # fmt: skip
+    highest = models.DecimalField(_("highest"), max_digits=8, decimal_places=2, null=True,
+                                  blank=True)  # fmt: skip
 
     class Meta:
+        verbose_name = _("specification")
+        verbose_name_plural = _("specifications")
         constraints = [
             models.UniqueConstraint(
                 fields=["site", "crop", "parameter"], name="one_specification_a_parameter"
@@ -63,7 +73,11 @@ class Specification(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.site}: {self.crop} {self.parameter}"
+        measured = quality.parameter(self.crop, self.parameter)
+        return gettext("%(site)s: %(crop)s, %(parameter)s") % {
+            "site": self.site, "crop": quality.CROP_NAMES.get(self.crop, self.crop),
+            "parameter": measured.label if measured else self.parameter,
+        }  # fmt: skip
 
 
 class Decision(models.TextChoices):
@@ -76,25 +90,29 @@ class Decision(models.TextChoices):
 class Load(models.Model):
     """One load, by its site's ticket number, and the passport it came with."""
 
-    site = models.ForeignKey(IntakeSite, on_delete=models.PROTECT, related_name="loads")
-    ticket = models.CharField(max_length=40)
+    site = models.ForeignKey(IntakeSite, on_delete=models.PROTECT, related_name="loads",
+                             verbose_name=_("site"))  # fmt: skip
+    ticket = models.CharField(_("ticket"), max_length=40)
     passport = models.ForeignKey(
-        "passports.Passport", on_delete=models.PROTECT, related_name="intake_loads"
-    )
-    created = models.DateTimeField(default=timezone.now)
+        "passports.Passport", on_delete=models.PROTECT, related_name="intake_loads",
+        verbose_name=_("passport"),
+    )  # fmt: skip
+    created = models.DateTimeField(_("created"), default=timezone.now)
     # When its latest entry was added (LoadEntry.save): the API's changes feed of a site's loads.
-    updated = models.DateTimeField(default=timezone.now)
+    updated = models.DateTimeField(_("updated"), default=timezone.now)
     # Copied from its latest figures, for the business's list.
-    net_kg = models.PositiveIntegerField()
-    decision = models.CharField(max_length=16, choices=Decision.choices)
+    net_kg = models.PositiveIntegerField(_("net weight (kg)"))
+    decision = models.CharField(_("decision"), max_length=16, choices=Decision.choices)
 
     class Meta:
+        verbose_name = _("load")
+        verbose_name_plural = _("loads")
         ordering = ["-created", "-pk"]
         constraints = [models.UniqueConstraint(fields=["site", "ticket"], name="one_load_a_ticket")]
         indexes = [models.Index(fields=["site", "updated", "id"], name="intake_load_changes")]
 
     def __str__(self) -> str:
-        return f"{self.site} ticket {self.ticket}"
+        return gettext("%(site)s ticket %(ticket)s") % {"site": self.site, "ticket": self.ticket}
 
 
 class EntryQuerySet(models.QuerySet):
@@ -118,24 +136,30 @@ class LoadEntry(models.Model):
         ANSWERED = "answered", _("Answered")
         STOOD_BY = "stood-by", _("Result upheld")
 
-    load = models.ForeignKey(Load, on_delete=models.PROTECT, related_name="entries")
-    kind = models.CharField(max_length=16, choices=Kind.choices)
-    at = models.DateTimeField(default=timezone.now)
-    by = models.CharField(max_length=150)  # the username, kept as it was
-    words = models.TextField(blank=True)  # a correction's reason, a query, an answer
-    figures = models.JSONField(null=True, blank=True)
-    specification = models.JSONField(null=True, blank=True)
-    verdict = models.JSONField(null=True, blank=True)
-    certificate = models.FileField(upload_to="intake/certificates/", blank=True)
+    load = models.ForeignKey(Load, on_delete=models.PROTECT, related_name="entries",
+                             verbose_name=_("load"))  # fmt: skip
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    at = models.DateTimeField(_("at"), default=timezone.now)
+    by = models.CharField(_("by"), max_length=150)  # the username, kept as it was
+    # A correction's reason, a query, an answer.
+    words = models.TextField(_("words"), blank=True)
+    figures = models.JSONField(_("figures"), null=True, blank=True)
+    specification = models.JSONField(_("specification"), null=True, blank=True)
+    verdict = models.JSONField(_("verdict"), null=True, blank=True)
+    certificate = models.FileField(_("certificate"), upload_to="intake/certificates/",
+                                   blank=True)  # fmt: skip
 
     objects = EntryQuerySet.as_manager()
 
     class Meta:
         ordering = ["at", "pk"]
-        verbose_name_plural = "load entries"
+        verbose_name = _("load entry")
+        verbose_name_plural = _("load entries")
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} by {self.by} ({self.at:%Y-%m-%d %H:%M})"
+        return gettext("%(kind)s by %(by)s (%(at)s)") % {
+            "kind": self.get_kind_display(), "by": self.by, "at": f"{self.at:%Y-%m-%d %H:%M}",
+        }  # fmt: skip
 
     def save(self, *args: object, **kwargs: object) -> None:
         if not self._state.adding:
@@ -157,22 +181,28 @@ class ResultMail(models.Model):
     no job, until the caps have room again; `queued` is when its job was queued. Marked sent
     once the mail server has taken it: a job run again sends nothing then."""
 
-    load = models.ForeignKey(Load, on_delete=models.PROTECT, related_name="mails")
+    load = models.ForeignKey(Load, on_delete=models.PROTECT, related_name="mails",
+                             verbose_name=_("load"))  # fmt: skip
     entry = models.ForeignKey(LoadEntry, on_delete=models.PROTECT, related_name="mails",
-                              help_text="The change that opened the mail.")  # fmt: skip
+                              verbose_name=_("entry"),
+                              help_text=_("The change that opened the mail."))  # fmt: skip
     told_up_to = models.ForeignKey(
-        LoadEntry, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    recipient = models.EmailField()
+        LoadEntry, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        verbose_name=_("told up to"),
+    )  # fmt: skip
+    recipient = models.EmailField(_("recipient"))
     job = models.OneToOneField(
-        "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created = models.DateTimeField(default=timezone.now)
-    queued = models.DateTimeField(null=True, blank=True)
-    sent = models.DateTimeField(null=True, blank=True)
-    message_id = models.CharField(max_length=200, blank=True)
+        "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("job"),
+    )  # fmt: skip
+    created = models.DateTimeField(_("created"), default=timezone.now)
+    queued = models.DateTimeField(_("queued"), null=True, blank=True)
+    sent = models.DateTimeField(_("sent"), null=True, blank=True)
+    message_id = models.CharField(_("message ID"), max_length=200, blank=True)
 
     class Meta:
+        verbose_name = _("result mail")
+        verbose_name_plural = _("result mails")
         ordering = ["-created", "-pk"]
         indexes = [
             models.Index(fields=["queued"], name="intake_resultmail_queued"),
@@ -196,12 +226,16 @@ class UploadedRow(models.Model):
     finds the row done and says so in its report, rather than recording it twice or calling it
     recorded before. Goes with its job."""
 
-    job = models.ForeignKey("jobs.Job", on_delete=models.CASCADE, related_name="+")
-    row = models.PositiveIntegerField()
-    load = models.ForeignKey(Load, on_delete=models.CASCADE, related_name="+")
-    outcome = models.CharField(max_length=16)
+    job = models.ForeignKey("jobs.Job", on_delete=models.CASCADE, related_name="+",
+                            verbose_name=_("job"))  # fmt: skip
+    row = models.PositiveIntegerField(_("row"))
+    load = models.ForeignKey(Load, on_delete=models.CASCADE, related_name="+",
+                             verbose_name=_("load"))  # fmt: skip
+    outcome = models.CharField(_("outcome"), max_length=16)
 
     class Meta:
+        verbose_name = _("uploaded row")
+        verbose_name_plural = _("uploaded rows")
         constraints = [models.UniqueConstraint(fields=["job", "row"], name="one_outcome_a_row")]
 
     def __str__(self) -> str:

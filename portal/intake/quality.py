@@ -58,6 +58,10 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
     "peas": (MOISTURE, ADMIXTURE),
 }  # fmt: skip
 CROPS = tuple(PARAMETERS)
+# The crops' names as the admin's specifications offer them (a passport's crop is a value, kept
+# in English as the service writes it).
+CROP_NAMES = {"wheat": _("Wheat"), "barley": _("Barley"), "oilseed rape": _("Oilseed rape"),
+              "beans": _("Beans"), "peas": _("Peas")}  # fmt: skip
 
 
 def parameters_of(crop: str) -> tuple[Parameter, ...]:

@@ -15,7 +15,7 @@ from portal.lib.admin import DatedAdmin
 
 @admin.register(Job)
 class JobAdmin(DatedAdmin):
-    list_display = ("pk", "kind", "title", "owner", "state", "done", "total", "created",
+    list_display = ("id", "kind", "title", "owner", "state", "done", "total", "created",
                     "finished")  # fmt: skip
     list_filter = ("state", "kind", "created")
     search_fields = ("title", "owner__username", "message")

@@ -1,11 +1,12 @@
 from django.apps import AppConfig
 from django.utils.module_loading import autodiscover_modules
+from django.utils.translation import gettext_lazy as _
 
 
 class JobsConfig(AppConfig):
     name = "portal.jobs"
     label = "jobs"
-    verbose_name = "Jobs"
+    verbose_name = _("Jobs")
 
     def ready(self) -> None:
         from portal.jobs.collectors import JobsCollector

@@ -41,40 +41,52 @@ class Job(models.Model):
 
     ENDED = (State.DONE, State.FAILED, State.CANCELLED)
 
-    kind = models.CharField(max_length=64)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(gettext_lazy("kind"), max_length=64)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+",
+                              verbose_name=gettext_lazy("owner"))  # fmt: skip
     title = models.CharField(
-        max_length=200, help_text=gettext_lazy("What the job makes, for people.")
-    )
+        gettext_lazy("title"), max_length=200,
+        help_text=gettext_lazy("What the job makes, for people."),
+    )  # fmt: skip
     # The title in each language, where the job was given one it can write in each: the pages
     # show the one of their language (`shown_title`); else `title`, as it was written.
-    titles = models.JSONField(default=dict, blank=True)
-    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
-    done = models.PositiveIntegerField(default=0)
-    total = models.PositiveIntegerField(default=0)
-    message = models.CharField(max_length=300, blank=True)
+    titles = models.JSONField(gettext_lazy("titles"), default=dict, blank=True)
+    state = models.CharField(
+        gettext_lazy("state"), max_length=16, choices=State.choices, default=State.QUEUED
+    )
+    done = models.PositiveIntegerField(gettext_lazy("done"), default=0)
+    total = models.PositiveIntegerField(gettext_lazy("total"), default=0)
+    message = models.CharField(gettext_lazy("message"), max_length=300, blank=True)
     # Failed because the owner's sign-in had ended: resumed once they sign in again.
-    needs_sign_in = models.BooleanField(default=False)
-    result = models.FileField(storage=result_storage, upload_to=result_path, blank=True)
-    result_name = models.CharField(max_length=200, blank=True)
-    result_type = models.CharField(max_length=100, blank=True)
-    params = models.JSONField(default=dict, blank=True)
+    needs_sign_in = models.BooleanField(gettext_lazy("needs sign-in"), default=False)
+    result = models.FileField(
+        gettext_lazy("result"), storage=result_storage, upload_to=result_path, blank=True
+    )
+    result_name = models.CharField(gettext_lazy("result name"), max_length=200, blank=True)
+    result_type = models.CharField(gettext_lazy("result type"), max_length=100, blank=True)
+    params = models.JSONField(gettext_lazy("parameters"), default=dict, blank=True)
     # The language of the page it was started from (or its owner's choice, for a job the
     # portal starts of its own accord): what it writes (its file, its message, its mail) is in
     # it, as the page was.
-    language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="en-gb")
-    dedupe_key = models.CharField(max_length=200, blank=True, db_index=True)
+    language = models.CharField(
+        gettext_lazy("language"), max_length=8, choices=settings.LANGUAGES, default="en-gb"
+    )
+    dedupe_key = models.CharField(
+        gettext_lazy("dedupe key"), max_length=200, blank=True, db_index=True
+    )
     # The owner's upstream token, encrypted (portal.accounts.credentials); blank once ended.
-    credential = models.TextField(blank=True)
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-    expires = models.DateTimeField(null=True, blank=True)
+    credential = models.TextField(gettext_lazy("credential"), blank=True)
+    created = models.DateTimeField(gettext_lazy("created"), auto_now_add=True)
+    started = models.DateTimeField(gettext_lazy("started"), null=True, blank=True)
+    finished = models.DateTimeField(gettext_lazy("finished"), null=True, blank=True)
+    expires = models.DateTimeField(gettext_lazy("expires"), null=True, blank=True)
     # Last change of state or progress: a job queued or running without one for too long was
     # lost (tasks.sweep sends it again).
-    touched = models.DateTimeField(auto_now_add=True)
+    touched = models.DateTimeField(gettext_lazy("touched"), auto_now_add=True)
 
     class Meta:
+        verbose_name = gettext_lazy("job")
+        verbose_name_plural = gettext_lazy("jobs")
         ordering = ["-created"]
         indexes = [
             models.Index(fields=["owner", "-created"]),

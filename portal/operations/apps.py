@@ -1,10 +1,11 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class OperationsConfig(AppConfig):
     name = "portal.operations"
     label = "operations"
-    verbose_name = "Operations"
+    verbose_name = _("Operations")
 
     def ready(self) -> None:
         from portal.assurance.service import call_reported

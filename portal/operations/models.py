@@ -6,6 +6,7 @@ dashboard's work does not grow with the calls ever made."""
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class ServiceCalls(models.Model):
@@ -15,22 +16,23 @@ class ServiceCalls(models.Model):
     writer "hourly": recording.fold). A column for each band of time a call took, as
     portal/operations/call_bands.py names them (at most 50 ms, ..., slower)."""
 
-    minute = models.DateTimeField()
-    operation = models.CharField(max_length=40)
-    writer = models.CharField(max_length=40)
-    calls = models.PositiveIntegerField(default=0)
-    errors = models.PositiveIntegerField(default=0)
-    under_50 = models.PositiveIntegerField(default=0)
-    under_100 = models.PositiveIntegerField(default=0)
-    under_250 = models.PositiveIntegerField(default=0)
-    under_500 = models.PositiveIntegerField(default=0)
-    under_1000 = models.PositiveIntegerField(default=0)
-    under_2500 = models.PositiveIntegerField(default=0)
-    under_5000 = models.PositiveIntegerField(default=0)
-    slower = models.PositiveIntegerField(default=0)
+    minute = models.DateTimeField(_("minute"))
+    operation = models.CharField(_("operation"), max_length=40)
+    writer = models.CharField(_("writer"), max_length=40)
+    calls = models.PositiveIntegerField(_("calls"), default=0)
+    errors = models.PositiveIntegerField(_("errors"), default=0)
+    under_50 = models.PositiveIntegerField(_("at most 50 ms"), default=0)
+    under_100 = models.PositiveIntegerField(_("at most 100 ms"), default=0)
+    under_250 = models.PositiveIntegerField(_("at most 250 ms"), default=0)
+    under_500 = models.PositiveIntegerField(_("at most 500 ms"), default=0)
+    under_1000 = models.PositiveIntegerField(_("at most 1,000 ms"), default=0)
+    under_2500 = models.PositiveIntegerField(_("at most 2,500 ms"), default=0)
+    under_5000 = models.PositiveIntegerField(_("at most 5,000 ms"), default=0)
+    slower = models.PositiveIntegerField(_("slower than 5,000 ms"), default=0)
 
     class Meta:
-        verbose_name_plural = "service calls"
+        verbose_name = _("service calls of a minute")
+        verbose_name_plural = _("service calls")
         constraints = [
             models.UniqueConstraint(
                 fields=["minute", "operation", "writer"], name="one_row_a_minute_a_writer"
@@ -43,12 +45,14 @@ class ServiceCalls(models.Model):
 
 
 class ServiceError(models.Model):
-    at = models.DateTimeField(db_index=True)
-    operation = models.CharField(max_length=40)
-    status = models.PositiveSmallIntegerField(null=True, blank=True)
-    outcome = models.CharField(max_length=60)
+    at = models.DateTimeField(_("at"), db_index=True)
+    operation = models.CharField(_("operation"), max_length=40)
+    status = models.PositiveSmallIntegerField(_("status"), null=True, blank=True)
+    outcome = models.CharField(_("outcome"), max_length=60)
 
     class Meta:
+        verbose_name = _("service error")
+        verbose_name_plural = _("service errors")
         ordering = ["-at"]
 
     def __str__(self) -> str:
@@ -60,8 +64,12 @@ class PeriodicRun(models.Model):
     database, which every portal process reads cheaply and which outlives a Redis restarted
     empty; one row a task, written at its end."""
 
-    task = models.CharField(max_length=60, primary_key=True)
-    finished = models.DateTimeField()
+    task = models.CharField(_("task"), max_length=60, primary_key=True)
+    finished = models.DateTimeField(_("finished"))
+
+    class Meta:
+        verbose_name = _("periodic run")
+        verbose_name_plural = _("periodic runs")
 
     def __str__(self) -> str:
         return f"{self.task} finished at {self.finished:%Y-%m-%d %H:%M:%S}"

@@ -20,7 +20,7 @@ class ReadOnly(admin.ModelAdmin):
 
 @admin.register(Endpoint)
 class EndpointAdmin(ReadOnly, DatedAdmin):
-    list_display = ("pk", "url", "business_name", "site", "enabled", "failing_since", "created")
+    list_display = ("id", "url", "business_name", "site", "enabled", "failing_since", "created")
     list_filter = ("enabled", "created")
     search_fields = ("url", "business_name", "membership_guid", "site__name")
     list_select_related = ("site",)
@@ -41,7 +41,7 @@ class AttemptInline(admin.TabularInline):
 
 @admin.register(Delivery)
 class DeliveryAdmin(ReadOnly, DatedAdmin):
-    list_display = ("pk", "event", "endpoint", "state", "tries", "last_status", "next_attempt")
+    list_display = ("id", "event", "endpoint", "state", "tries", "last_status", "next_attempt")
     list_filter = ("state", "created")
     search_fields = ("event__uid", "event__type", "endpoint__url")
     list_select_related = ("event", "endpoint")

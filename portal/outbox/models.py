@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from portal.accounts import credentials
@@ -49,29 +50,35 @@ class Endpoint(models.Model):
     kept encrypted (portal.accounts.credentials), not hashed: every delivery is signed with
     it. While a secret is rotated, the one it replaced signs too, until `previous_until`."""
 
-    membership_guid = models.CharField(max_length=64, blank=True, db_index=True)
-    business_name = models.CharField(max_length=200, blank=True)
+    membership_guid = models.CharField(_("membership GUID"), max_length=64, blank=True,
+                                       db_index=True)  # fmt: skip
+    business_name = models.CharField(_("business name"), max_length=200, blank=True)
     site = models.ForeignKey(
         "intake.IntakeSite", null=True, blank=True, on_delete=models.CASCADE,
-        related_name="webhook_endpoints",
+        related_name="webhook_endpoints", verbose_name=_("site"),
     )  # fmt: skip
-    url = models.URLField("address", max_length=URL_LONGEST)
-    description = models.CharField(max_length=200, blank=True)
-    event_types = models.JSONField(default=list)
-    secret = models.TextField(editable=False)  # encrypted
-    previous_secret = models.TextField(blank=True, editable=False)  # encrypted
-    previous_until = models.DateTimeField(null=True, blank=True, editable=False)
-    enabled = models.BooleanField(default=True)
-    disabled_reason = models.CharField(max_length=300, blank=True)
+    url = models.URLField(_("address"), max_length=URL_LONGEST)
+    description = models.CharField(_("description"), max_length=200, blank=True)
+    event_types = models.JSONField(_("event types"), default=list)
+    secret = models.TextField(_("secret"), editable=False)  # encrypted
+    # Encrypted too.
+    previous_secret = models.TextField(_("previous secret"), blank=True, editable=False)
+    previous_until = models.DateTimeField(_("previous secret until"), null=True, blank=True,
+                                          editable=False)  # fmt: skip
+    enabled = models.BooleanField(_("enabled"), default=True)
+    disabled_reason = models.CharField(_("disabled reason"), max_length=300, blank=True)
     # The first failure since the last delivery that worked: failing for
     # PORTAL_WEBHOOK_DISABLE_AFTER_DAYS disables the endpoint.
-    failing_since = models.DateTimeField(null=True, blank=True)
+    failing_since = models.DateTimeField(_("failing since"), null=True, blank=True)
     made_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created = models.DateTimeField(default=timezone.now)
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("made by"),
+    )  # fmt: skip
+    created = models.DateTimeField(_("created"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("endpoint")
+        verbose_name_plural = _("endpoints")
         ordering = ["-created", "-pk"]
         constraints = [
             models.CheckConstraint(
@@ -113,16 +120,19 @@ class Event(models.Model):
     status, and where the API gives the rest). `body` is the JSON sent, the same at every
     attempt; `uid` is its `webhook-id`."""
 
-    uid = models.CharField(max_length=40, unique=True, editable=False)
-    type = models.CharField(max_length=40, choices=EventType.choices)
-    created = models.DateTimeField(default=timezone.now, db_index=True)
-    membership_guid = models.CharField(max_length=64, blank=True)
+    uid = models.CharField(_("webhook ID"), max_length=40, unique=True, editable=False)
+    type = models.CharField(_("type"), max_length=40, choices=EventType.choices)
+    created = models.DateTimeField(_("created"), default=timezone.now, db_index=True)
+    membership_guid = models.CharField(_("membership GUID"), max_length=64, blank=True)
     site = models.ForeignKey(
-        "intake.IntakeSite", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    body = models.TextField()
+        "intake.IntakeSite", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("site"),
+    )  # fmt: skip
+    body = models.TextField(_("body"))
 
     class Meta:
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
         ordering = ["-created", "-pk"]
 
     def __str__(self) -> str:
@@ -143,17 +153,22 @@ class Delivery(models.Model):
         DELIVERED = "delivered", _("Delivered")
         FAILED = "failed", _("Failed")
 
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
-    endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="deliveries")
-    state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING)
-    tries = models.PositiveSmallIntegerField(default=0)
-    next_attempt = models.DateTimeField(default=timezone.now)
-    held_until = models.DateTimeField(null=True, blank=True)
-    last_status = models.PositiveSmallIntegerField(null=True, blank=True)
-    created = models.DateTimeField(default=timezone.now)
-    ended = models.DateTimeField(null=True, blank=True)
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries",
+                              verbose_name=_("event"))  # fmt: skip
+    endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="deliveries",
+                                 verbose_name=_("endpoint"))  # fmt: skip
+    state = models.CharField(_("state"), max_length=16, choices=State.choices,
+                             default=State.PENDING)  # fmt: skip
+    tries = models.PositiveSmallIntegerField(_("tries"), default=0)
+    next_attempt = models.DateTimeField(_("next attempt"), default=timezone.now)
+    held_until = models.DateTimeField(_("held until"), null=True, blank=True)
+    last_status = models.PositiveSmallIntegerField(_("last status"), null=True, blank=True)
+    created = models.DateTimeField(_("created"), default=timezone.now)
+    ended = models.DateTimeField(_("ended"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("delivery")
+        verbose_name_plural = _("deliveries")
         ordering = ["-created", "-pk"]
         constraints = [
             models.UniqueConstraint(fields=["event", "endpoint"], name="one_delivery_an_endpoint")
@@ -166,25 +181,33 @@ class Delivery(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.event} to {self.endpoint} ({self.state})"
+        return gettext("%(event)s to %(endpoint)s (%(state)s)") % {
+            "event": self.event, "endpoint": self.endpoint, "state": self.get_state_display(),
+        }  # fmt: skip
 
 
 class Attempt(models.Model):
     """One try at a delivery: when, the answer's status (none when there was no answer), how
     long it took, the first bytes of the answer, and what went wrong, in words."""
 
-    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempts")
-    at = models.DateTimeField(default=timezone.now)
-    status = models.PositiveSmallIntegerField(null=True, blank=True)
-    milliseconds = models.PositiveIntegerField(default=0)
-    answer = models.TextField(blank=True)
-    trouble = models.CharField(max_length=300, blank=True)
+    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempts",
+                                 verbose_name=_("delivery"))  # fmt: skip
+    at = models.DateTimeField(_("at"), default=timezone.now)
+    status = models.PositiveSmallIntegerField(_("status"), null=True, blank=True)
+    milliseconds = models.PositiveIntegerField(_("milliseconds"), default=0)
+    answer = models.TextField(_("answer"), blank=True)
+    trouble = models.CharField(_("trouble"), max_length=300, blank=True)
 
     class Meta:
+        verbose_name = _("attempt")
+        verbose_name_plural = _("attempts")
         ordering = ["at", "pk"]
 
     def __str__(self) -> str:
-        return f"{self.delivery} at {self.at:%Y-%m-%d %H:%M:%S}: {self.status or self.trouble}"
+        return gettext("%(delivery)s at %(at)s: %(outcome)s") % {
+            "delivery": self.delivery, "at": f"{self.at:%Y-%m-%d %H:%M:%S}",
+            "outcome": self.status or self.trouble,
+        }  # fmt: skip
 
     @property
     def succeeded(self) -> bool:

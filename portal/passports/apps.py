@@ -1,8 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PassportsConfig(AppConfig):
     name = "portal.passports"
+    verbose_name = _("Passports")
 
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save

@@ -13,6 +13,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Upper
 from django.utils import timezone
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from portal.assurance import codec, records
 from portal.passports import codes
@@ -34,37 +35,44 @@ class Passport(models.Model):
     """
 
     class Origin(models.TextChoices):
-        MADE = "made", "Made here"
-        ADDED = "added", "Added by its code"
+        MADE = "made", _("Made here")
+        ADDED = "added", _("Added by its code")
 
-    submission = models.UUIDField(unique=True, default=uuid.uuid4, editable=False)
-    short_code = models.CharField(max_length=16, unique=True, null=True, blank=True)
-    membership_guid = models.CharField(max_length=64, db_index=True)
-    site_guid = models.CharField(max_length=64)
-    store_guid = models.CharField(max_length=64, blank=True)
-    business_name = models.CharField(max_length=TEXT, blank=True)
+    submission = models.UUIDField(_("submission"), unique=True, default=uuid.uuid4,
+                                  editable=False)  # fmt: skip
+    short_code = models.CharField(_("short code"), max_length=16, unique=True, null=True,
+                                  blank=True)  # fmt: skip
+    membership_guid = models.CharField(_("membership GUID"), max_length=64, db_index=True)
+    site_guid = models.CharField(_("site GUID"), max_length=64)
+    store_guid = models.CharField(_("store GUID"), max_length=64, blank=True)
+    business_name = models.CharField(_("business name"), max_length=TEXT, blank=True)
     # Who made it here, or added it by its code.
     made_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.MADE)
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("made by"),
+    )  # fmt: skip
+    origin = models.CharField(_("origin"), max_length=8, choices=Origin.choices,
+                              default=Origin.MADE)  # fmt: skip
     # When it was made or added; a batch's passports, all when the batch was asked for.
-    created = models.DateTimeField(default=timezone.now, db_index=True)
+    created = models.DateTimeField(_("created"), default=timezone.now, db_index=True)
     # A passport of a batch: the batch's key (its form's) and its place in the batch, from 0.
-    batch = models.UUIDField(null=True, blank=True, db_index=True)
-    batch_position = models.PositiveIntegerField(null=True, blank=True)
-    crop_type = models.CharField(max_length=TEXT, blank=True)
-    variety = models.CharField(max_length=TEXT, blank=True)
-    harvest_year = models.CharField(max_length=TEXT, blank=True)
-    loading_date = models.DateTimeField(null=True, blank=True)
-    haulier_company_name = models.CharField(max_length=TEXT, blank=True)
+    batch = models.UUIDField(_("batch"), null=True, blank=True, db_index=True)
+    batch_position = models.PositiveIntegerField(_("batch position"), null=True, blank=True)
+    crop_type = models.CharField(_("crop type"), max_length=TEXT, blank=True)
+    variety = models.CharField(_("variety"), max_length=TEXT, blank=True)
+    harvest_year = models.CharField(_("harvest year"), max_length=TEXT, blank=True)
+    loading_date = models.DateTimeField(_("loading date"), null=True, blank=True)
+    haulier_company_name = models.CharField(_("haulier company name"), max_length=TEXT,
+                                            blank=True)  # fmt: skip
     # The passport as the service returned it, by the interface's own field names.
-    record = models.JSONField(default=dict, blank=True)
+    record = models.JSONField(_("record"), default=dict, blank=True)
 
     # The order passports were made in (a batch's by their place in it); the list is newest first.
     AS_MADE = ("created", "batch_position", "pk")
 
     class Meta:
+        verbose_name = _("passport")
+        verbose_name_plural = _("passports")
         ordering = ["-created", "-batch_position", "-pk"]
         indexes = [
             models.Index(fields=["membership_guid", "-created"]),
@@ -77,7 +85,9 @@ class Passport(models.Model):
         ]  # fmt: skip
 
     def __str__(self) -> str:
-        return self.short_code or f"(being made, {self.submission})"
+        return self.short_code or gettext("(being made, %(submission)s)") % {
+            "submission": self.submission
+        }
 
     @property
     def is_made(self) -> bool:
@@ -122,31 +132,41 @@ class Mailing(models.Model):
     the record stays when the job is removed."""
 
     # The form's one-time key: the same form sent twice is one mailing, and one mail.
-    key = models.UUIDField(unique=True, editable=False)
+    key = models.UUIDField(_("key"), unique=True, editable=False)
     sender = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    sender_email = models.EmailField(blank=True)
-    recipient = models.EmailField(db_index=True)
-    note = models.TextField(blank=True, help_text="The sender's own message, plain text.")
-    passports = models.ManyToManyField(Passport, related_name="mailings")
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("sender"),
+    )  # fmt: skip
+    sender_email = models.EmailField(_("sender's e-mail address"), blank=True)
+    recipient = models.EmailField(_("recipient"), db_index=True)
+    note = models.TextField(_("note"), blank=True,
+                            help_text=_("The sender's own message, plain text."))  # fmt: skip
+    passports = models.ManyToManyField(Passport, related_name="mailings",
+                                       verbose_name=_("passports"))  # fmt: skip
     job = models.OneToOneField(
-        "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="mailing"
-    )
-    created = models.DateTimeField(default=timezone.now, db_index=True)
+        "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="mailing",
+        verbose_name=_("job"),
+    )  # fmt: skip
+    created = models.DateTimeField(_("created"), default=timezone.now, db_index=True)
     # Set once the mail server has taken the mail: a job run again sends nothing then.
-    sent = models.DateTimeField(null=True, blank=True)
-    message_id = models.CharField(max_length=200, blank=True)
+    sent = models.DateTimeField(_("sent"), null=True, blank=True)
+    message_id = models.CharField(_("message ID"), max_length=200, blank=True)
     # The language the mail is written in, as its sender chose: its recipient (a haulier, a
     # buyer's office) has no account whose choice the portal knows.
-    language = models.CharField(max_length=8, default="en-gb")
+    language = models.CharField(
+        _("language"), max_length=8, choices=settings.LANGUAGES, default="en-gb"
+    )
 
     class Meta:
+        verbose_name = _("mailing")
+        verbose_name_plural = _("mailings")
         ordering = ["-created", "-pk"]
         indexes = [models.Index(fields=["sender", "-created"])]
 
     def __str__(self) -> str:
-        return f"Mail to {self.recipient} ({self.created:%Y-%m-%d %H:%M})"
+        return gettext("Mail to %(recipient)s (%(created)s)") % {
+            "recipient": self.recipient, "created": f"{self.created:%Y-%m-%d %H:%M}",
+        }  # fmt: skip
 
     SENT, SENDING, NOT_SENT = "sent", "sending", "not-sent"
 

@@ -1,7 +1,8 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class StandardsConfig(AppConfig):
     name = "portal.standards"
     label = "standards"
-    verbose_name = "Standards"
+    verbose_name = _("Standards")
