@@ -46,14 +46,25 @@ def signed_elsewhen(portal_url: str, signed_at: datetime, key_folder: Path | Non
     return signing.signed_address(request, A_PASSPORT, key, signed_at)
 
 
-# Waits (through the DevTools protocol, which the pages' CSP allows) for the worker to be ready
-# and to control the page.
+# Whether the checker's worker is ready and controls the page, waiting up to 10 s for it (through
+# the DevTools protocol, which the pages' CSP allows).
 CONTROLLED = """async () => {
   await navigator.serviceWorker.ready;
-  if (!navigator.serviceWorker.controller) {
-    await new Promise((done) => navigator.serviceWorker.addEventListener("controllerchange", done));
-  }
+  if (navigator.serviceWorker.controller) return true;
+  return await new Promise((done) => {
+    navigator.serviceWorker.addEventListener("controllerchange", () => done(true));
+    setTimeout(() => done(false), 10000);
+  });
 }"""
+
+
+def controlled(phone: Page) -> None:
+    """Waits until the checker's worker controls the page. A page whose load began while the
+    worker was still being installed is not among those it claims as it starts: the worker
+    controls it from its next load, as a person's next visit."""
+    if not phone.evaluate(CONTROLLED):
+        phone.reload()
+        assert phone.evaluate(CONTROLLED), "The checker's worker never controlled the page"
 
 
 def installed(context: BrowserContext, address: str) -> Page:
@@ -61,7 +72,7 @@ def installed(context: BrowserContext, address: str) -> Page:
     controls it."""
     phone = context.new_page()
     phone.goto(address)
-    phone.evaluate(CONTROLLED)
+    controlled(phone)
     return phone
 
 
@@ -283,7 +294,7 @@ def test_the_checker_speaks_the_browsers_language_and_then_the_one_chosen_with_n
     context.set_offline(False)
     phone.goto(f"{portal_url}/language/en-gb?next=/V/")
     expect(phone.get_by_role("heading", level=1)).to_have_text("Check a passport's signed code")
-    phone.evaluate(CONTROLLED)
+    controlled(phone)
     context.set_offline(True)
     phone.goto(address)
     expect(phone.locator("html")).to_have_attribute("lang", "en-GB")
