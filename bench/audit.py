@@ -53,7 +53,7 @@ REDIS_URL = "redis://127.0.0.1:6379/12"
 FEW, MANY = 10_000, 1_000_000
 KEPT_DAYS = 365  # settings.PORTAL_AUDIT_DAYS's default
 TRAIL_PATH = "/admin/audit/event/"
-TRAIL_ROWS = re.compile(r'<td class="field-kind">')
+TRAIL_ROWS = re.compile(r'<td class="field-what">')  # a row's kind, in words
 ROUNDS, PER_ROUND, WARMUP = 10, 3, 3
 SCALING_RATIO = 1.5
 
