@@ -25,8 +25,9 @@ calls use), makes grower's API token and two intake sites' tokens as the tokens'
 - a passport made: the create form as bench/passports.py measures it (the form fetched untimed
   for its one-time key, its POST timed until its 303) against `POST /api/v1/passports` with the
   same fields and an `Idempotency-Key`, timed until its 201; in turn, the order swapped every
-  round, after the PDFs they start are cancelled and the worker is idle (untimed). Target: the
-  median of the rounds' ratios of the API's time to the form's at most 1.05.
+  round, each once the PDF the one before started is cancelled and the worker is idle
+  (untimed). Target: the median of the rounds' ratios of the API's time to the form's at most
+  1.05.
 - a load recorded: `POST /api/v1/intake/loads` (a site's token, a new ticket of a passport made
   above) at a site with three endpoints that want `intake.load.recorded` against at a site with
   none, in turn, after the receiver has had every delivery of the round before (untimed).
@@ -346,8 +347,10 @@ def measure_making(started: Started, found: Found) -> str:
 
     steps = {"form": by_form, "api": by_api}
     for n in range(WARMUP + CREATE_ROUNDS):
-        business._until_idle()  # the PDFs each starts cancelled, the worker idle
-        taken = {name: steps[name]() for name in (steps if n % 2 == 0 else reversed(steps))}
+        taken = {}
+        for name in steps if n % 2 == 0 else reversed(steps):
+            business._until_idle()  # the PDF the step before started cancelled, the worker idle
+            taken[name] = steps[name]()
         if n >= WARMUP:
             found.by_form.append(taken["form"])
             found.by_api.append(taken["api"])

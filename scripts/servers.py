@@ -151,7 +151,11 @@ def start_worker(
                "--hostname", f"{name}@%h",
                "--loglevel", "warning", "--concurrency", str(concurrency)]  # fmt: skip
     with _output(log, "a") as output:  # a worker started again keeps its last words
-        return _spawn(command, env, output)
+        # In a session of its own: Ctrl-C in the terminal (or a signal to this process's group)
+        # reaches this process, which stops the worker, and the worker stops its pool's
+        # processes. Signalled with them at once, it may find a task message half read by one
+        # and print billiard's traceback as it stops.
+        return _spawn(command, env, output, own_session=True)
 
 
 def beat_command(loglevel: str = "warning") -> list[str]:
@@ -244,11 +248,13 @@ def _migrate_portal(env: Mapping[str, str], log: Path | None) -> None:
         raise RuntimeError(f"The portal's database could not be migrated{_quoted(log)}")
 
 
-def _spawn(command: list[str], env: Mapping[str, str], output: IO | None) -> subprocess.Popen:
+def _spawn(
+    command: list[str], env: Mapping[str, str], output: IO | None, *, own_session: bool = False
+) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, *command], cwd=ROOT, env=env,
         stdout=output, stderr=subprocess.STDOUT if output else None,
-        preexec_fn=stop_with_parent,
+        preexec_fn=stop_with_parent, start_new_session=own_session,
     )  # fmt: skip
 
 
