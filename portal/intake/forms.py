@@ -10,6 +10,7 @@ each); a value given for a parameter the crop is not measured for is refused.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -101,10 +102,15 @@ class LoadForm(forms.Form):
         for parameter in quality.ALL_PARAMETERS:
             self.fields[parameter.key] = _result_field(parameter)
         choices = [("", "—")] + [(p.key, p.label) for p in self.parameters]
+        self._name_the_codes()
         for number, (name, rate, tonnes) in enumerate(CLAIM_FIELDS, start=1):
             said = {"number": number}
             self.fields[name] = forms.ChoiceField(label=gettext("Claim %(number)s: on") % said,
                                                   required=False, choices=choices)  # fmt: skip
+            self.fields[name].error_messages["invalid_choice"] = _one_of(
+                gettext("Not a parameter of this crop: send one of %(codes)s."),
+                [parameter.key for parameter in self.parameters],
+            )  # fmt: skip
             self.fields[rate] = ScoreField(label=gettext("Claim %(number)s: £ a tonne") % said,
                                            required=False, min_value=Decimal("0.01"),
                                            max_value=HIGHEST_RATE, decimal_places=2)  # fmt: skip
@@ -116,6 +122,17 @@ class LoadForm(forms.Form):
         if load is not None:
             self.fields["ticket"].disabled = True
             self.initial.setdefault("ticket", load.ticket)
+
+    def _name_the_codes(self) -> None:
+        """A decision or reason that is not one says which codes are (a site's software's
+        record, an upload's row); on the page, a person chooses among them."""
+        self.fields["decision"].error_messages["invalid_choice"] = _one_of(
+            gettext("Not a decision: send one of %(codes)s."), Decision.values
+        )
+        self.fields["reasons"].error_messages["invalid_choice"] = _one_of(
+            gettext("Not one of the reasons: send any of %(codes)s."),
+            [code for code, _label in quality.REASONS],
+        )
 
     # --- what the page shows -----------------------------------------------------------------
 
@@ -444,3 +461,9 @@ class CorrectionForm(ClerkLoadForm):
                 gettext("Nothing was changed: a correction changes at least one of the figures.")
             )
         return cleaned
+
+
+def _one_of(message: str, codes: Iterable[str]) -> str:
+    """An invalid choice's message, with the codes to send in it. It does not quote the value
+    sent, which may hold any character (a site's software's, an upload's)."""
+    return message % {"codes": ", ".join(codes)}

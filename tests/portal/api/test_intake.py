@@ -150,6 +150,18 @@ def test_the_door_at_the_api_s_address_records_as_at_its_first(token, site, grow
     assert Load.objects.get(ticket="T-1").site == site
 
 
+def test_a_record_with_a_code_that_is_none_is_told_the_codes_and_records_nothing(
+    token, site, grower
+):
+    code = a_load(site, "T-0").passport.short_code
+    response = posted(LOADS, upload_row(code, "T-1", decision="maybe"), token)
+    assert response.status_code == 422
+    assert response.json()["error"]["fields"]["decision"] == [
+        "Not a decision: send one of accepted, claim, redirected, rejected."
+    ]
+    assert not Load.objects.filter(ticket="T-1").exists()
+
+
 def test_a_load_is_corrected_with_its_reason(token, site, grower):
     load = a_load(site, "T-1")
     correction = upload_row(load.passport.short_code, "ignored", tare_kg="14020",

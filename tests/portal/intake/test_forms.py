@@ -66,7 +66,12 @@ def test_a_good_record_is_read_whole_with_its_claim_on_the_net_tonnes():
         ({"claim_1_parameter": None, "claim_1_rate": None}, "claim_1_parameter", "at least one"),
         ({"claim_1_rate": None}, "claim_1_rate", "rate in pounds"),
         ({"claim_1_tonnes": "40"}, "claim_1_tonnes", "at most the load's 29.100 tonnes"),
-        ({"claim_1_parameter": "oil"}, "claim_1_parameter", "Select a valid choice"),
+        ({"claim_1_parameter": "oil"}, "claim_1_parameter", "Not a parameter of this crop: send "
+         "one of moisture, specific_weight, protein, hagberg, admixture, screenings."),
+        ({"decision": "maybe"}, "decision",
+         "Not a decision: send one of accepted, claim, redirected, rejected."),
+        ({"reasons": ["specific-weight", "dust"]}, "reasons", "Not one of the reasons: send any "
+         "of moisture, specific-weight, protein,"),
     ],
 )  # fmt: skip
 def test_a_bad_value_is_refused_beside_its_field(changed, field, words):

@@ -34,6 +34,7 @@ from tests.portal.intake.builders import tickets_file, upload_row
 from tests.portal.intake.many_at_once.test_door import sent as door_sent
 from tests.portal.intake.many_at_once.uploading import report_of, sent
 from tests.portal.intake.test_hostile_values import (
+    NOT_A_CHOICE,
     NOT_A_NUMBER,
     NOT_A_TIME,
     NOT_A_WEIGHT,
@@ -62,7 +63,6 @@ PLAIN_TEXTS = {"vehicle": "AE24KTV", "sample_reference": "S-0931"}
 CHOSEN = {"decision": "claim", "reasons": "specific-weight", "claim_1_parameter": "specific_weight",
           "claim_2_parameter": "moisture", "claim_3_parameter": "protein"}  # fmt: skip
 DECIMALS = sorted(rows.DECIMALS)
-NOT_A_CHOICE = "Select a valid choice."
 
 
 def every_case(code: str) -> list[Case]:
@@ -72,7 +72,7 @@ def every_case(code: str) -> list[Case]:
           for h in one_line_refused(text)),
         *(Case("short_code", h, NOT_PRINTABLE) for h in one_line_refused(code)),
         *(Case("ticket", h, str(TICKET.message)) for h in one_line_refused("T-1001")),
-        *(Case(f, h, NOT_A_CHOICE) for f, text in CHOSEN.items()
+        *(Case(f, h, NOT_A_CHOICE[f]) for f, text in CHOSEN.items()
           for h in one_line_refused(text)),
         *(Case("correction", h, "Say yes for a correction") for h in one_line_refused("yes")),
         *(Case("sample_kept_days", h, NOT_A_WHOLE_NUMBER) for h in not_numbers()),
