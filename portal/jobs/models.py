@@ -104,7 +104,9 @@ class Job(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.kind} #{self.pk} ({self.state})"
+        """What the admin titles the job by: its kind (a code, as staff search for it) and its
+        state in the page's language."""
+        return f"{self.kind} #{self.pk} ({self.get_state_display()})"
 
     @property
     def shown_title(self) -> str:

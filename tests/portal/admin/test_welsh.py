@@ -96,7 +96,9 @@ def test_a_form_names_its_fields_and_explains_them_in_welsh(staff):
     assert "Gwenith Haidd Had rêp Ffa Pys" in page
     for english in ("Buyer business", "Clerks", "A short name", "Lowest", "Wheat", "Barley"):
         assert english not in page
-    viewed = text(staff.get(f"/cy/admin/jobs/job/{new_job(staff).pk}/change/"))
+    job = new_job(staff)
+    viewed = text(staff.get(f"/cy/admin/jobs/job/{job.pk}/change/"))
+    assert f"{job.kind} #{job.pk} (Yn aros i ddechrau)" in viewed  # its title
     assert "Perchennog: grower" in viewed and "Paramedrau:" in viewed
     assert "Beth mae’r dasg yn ei wneud, i bobl." in viewed
 
