@@ -9,7 +9,6 @@ from typing import Any
 
 from axes.admin import AccessAttemptAdmin
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
-from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
@@ -20,6 +19,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from portal.accounts import lockout
 from portal.accounts.session import end_every_session
 
 admin.site.site_header = gettext_lazy("Assurance portal administration")
@@ -84,7 +84,7 @@ class FailedSignInAdmin(AccessAttemptAdmin):
     # Axes' own joins a number to "Attempt Remaining", which no catalogue can translate.
     @admin.display(description=gettext_lazy("Status"))
     def status(self, attempt: AccessAttempt) -> str:
-        left = settings.AXES_FAILURE_LIMIT - attempt.failures_since_start
-        if left <= 0:
+        left = lockout.tries_left(attempt.failures_since_start)
+        if not left:
             return _("Locked Out")
         return ngettext("%(count)s attempt left", "%(count)s attempts left", left) % {"count": left}

@@ -104,6 +104,11 @@ def sign_in_page_as_answered(
 # --- standings ------------------------------------------------------------------------------------
 
 
+def tries_left(failures: int) -> int:
+    """The sign-ins an account and address may still fail before axes locks them out."""
+    return max(0, settings.AXES_FAILURE_LIMIT - failures)
+
+
 def _account(request: HttpRequest, typed: str) -> Standing:
     """The failures of `typed` from the request's address in the cool-off, as axes counts them
     (AXES_LOCKOUT_PARAMETERS: username and address together); refused for a cool-off after the
@@ -114,7 +119,7 @@ def _account(request: HttpRequest, typed: str) -> Standing:
         ip_address=address(request),
         attempt_time__gte=now - cool_off,
     ).aggregate(failures=Sum("failures_since_start"), last=Max("attempt_time"))
-    tries = max(0, settings.AXES_FAILURE_LIMIT - (recent["failures"] or 0))
+    tries = tries_left(recent["failures"] or 0)
     ends = (recent["last"] or now) + cool_off
     return Standing(ACCOUNT, tries, max(1.0, (ends - now) / timedelta(seconds=1)))
 
