@@ -14,6 +14,7 @@ from django.test import Client
 from portal.assurance import service
 from tests.portal.accounts.helpers import replace_view, sign_in
 from tests.portal.intake.builders import a_clerk, a_site
+from tests.portal.pages import navigation
 from tests.portal.passports.helpers import text
 
 pytestmark = pytest.mark.django_db
@@ -74,6 +75,23 @@ def test_the_home_offers_what_its_user_can_do(
         assert task not in page, task
     if clerk:
         assert 'href="/intake/sites/stour-valley-sudbury/"' in client.get("/").content.decode()
+
+
+@pytest.mark.parametrize(("username", "clerk", "grower"),
+                         [("grower", False, True), ("intake", True, False),
+                          ("haulier", False, False)])  # fmt: skip
+def test_every_page_s_menu_offers_the_growers_pages_to_growers_alone(
+    client, upstream_sandbox, username, clerk, grower
+):
+    if clerk:
+        a_clerk(username, a_site())
+    assert sign_in(client, username).url == "/"
+    client.get("/")  # where signing in leads
+    for address in ("/", "/p/", "/accounts/you/", "/jobs/"):
+        menu = navigation(client.get(address).content.decode())
+        assert ("Create a passport" in menu) is grower, address
+        assert ('<a href="/passports/"' in menu) is grower, address
+        assert ("Intake" in menu) is clerk, address
 
 
 def test_the_home_offers_the_growers_tasks_when_the_service_cannot_say(

@@ -86,6 +86,11 @@ class TestTheList:
         assert item["made_by"] == "grower" and item["intake"] is None
         assert item["url"] == f"/api/v1/passports/{first}"
 
+    def test_it_answers_with_no_session_of_its_own(self, token):
+        made_here()
+        listed = got(PASSPORTS, token)
+        assert codes_of(listed) and not listed.cookies
+
     def test_another_contact_sees_only_their_memberships(self, token, partner_token):
         hollowfield, wenham = made_here(), wenham_made_here()
         assert codes_of(got(PASSPORTS, partner_token)) == [hollowfield]
