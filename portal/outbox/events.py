@@ -124,7 +124,9 @@ def send_on_commit(delivery_ids: list[int]) -> None:
     Each call asks the transaction to send them on commit (so that a savepoint rolled back
     takes no other call's request with it); the first request that runs sends them all, and
     the others have nothing left. An id of a row rolled back with its savepoint is sent too,
-    and its task finds nothing to send (portal.outbox.delivering.claim)."""
+    and its task finds nothing to send (portal.outbox.delivering.claim). Django documents no
+    way to tell whether a callback is registered already: this reads its list of them
+    (`connection.run_on_commit`), as tests/library_parts/test_django_on_commit.py checks."""
     connection = transaction.get_connection()
     commit = getattr(connection, "outbox_commit", None)
     if commit is None or not any(  # the latest request is near the end
