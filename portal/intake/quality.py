@@ -40,28 +40,27 @@ SPECIFIC_WEIGHT = _p("specific_weight", _("Specific weight"), "kg/hl", "40", "90
 ADMIXTURE = _p("admixture", _("Admixture"), "%", "0", "50")
 SCREENINGS = _p("screenings", _("Screenings"), "%", "0", "50")
 
-# By crop, in lower case, as a passport names it.
-PARAMETERS: dict[str, tuple[Parameter, ...]] = {
-    "wheat": (
+# By crop, in lower case as a passport names it (its value, kept in English as the service
+# writes it): its name as the admin's specifications offer it, and the parameters measured.
+_CROPS: tuple[tuple[str, Promise, tuple[Parameter, ...]], ...] = (
+    ("wheat", _("Wheat"), (
         MOISTURE, SPECIFIC_WEIGHT, _p("protein", _("Protein"), "%", "5", "20"),
         _p("hagberg", _("Hagberg falling number"), "s", "60", "500"), ADMIXTURE, SCREENINGS,
-    ),
-    "barley": (
+    )),
+    ("barley", _("Barley"), (
         MOISTURE, SPECIFIC_WEIGHT, _p("nitrogen", _("Nitrogen"), "%", "0.5", "3.5"),
         _p("germination", _("Germination"), "%", "0", "100"), SCREENINGS, ADMIXTURE,
-    ),
-    "oilseed rape": (
+    )),
+    ("oilseed rape", _("Oilseed rape"), (
         MOISTURE, _p("oil", _("Oil"), "%", "20", "60"),
         _p("free_fatty_acids", _("Free fatty acids"), "%", "0", "10"), ADMIXTURE,
-    ),
-    "beans": (MOISTURE, ADMIXTURE),
-    "peas": (MOISTURE, ADMIXTURE),
-}  # fmt: skip
+    )),
+    ("beans", _("Beans"), (MOISTURE, ADMIXTURE)),
+    ("peas", _("Peas"), (MOISTURE, ADMIXTURE)),
+)  # fmt: skip
+PARAMETERS: dict[str, tuple[Parameter, ...]] = {crop: measured for crop, _name, measured in _CROPS}
+CROP_NAMES: dict[str, Promise] = {crop: name for crop, name, _measured in _CROPS}
 CROPS = tuple(PARAMETERS)
-# The crops' names as the admin's specifications offer them (a passport's crop is a value, kept
-# in English as the service writes it).
-CROP_NAMES = {"wheat": _("Wheat"), "barley": _("Barley"), "oilseed rape": _("Oilseed rape"),
-              "beans": _("Beans"), "peas": _("Peas")}  # fmt: skip
 
 
 def parameters_of(crop: str) -> tuple[Parameter, ...]:
