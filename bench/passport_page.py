@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import statistics
 from contextlib import ExitStack
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from decimal import Decimal
 
@@ -34,6 +34,8 @@ from bench.common import (
     DEMO_PASSWORD,
     DEMO_USER,
     AtLeast,
+    Load,
+    SignedIn,
     heading,
     loads_in_turn,
     machine_load,
@@ -55,28 +57,14 @@ HEADING = re.compile(r"<h1")
 def main() -> None:
     heading("bench.passport_page: a passport's page with a result at intake / without")
     with ExitStack() as stack:
-        bench = page_bench(stack, "passport_page", REDIS_URL, PASSPORTS)
-        sandbox, settings = bench.sandbox, bench.settings
-        portal = signed_in_portal(stack, bench.directory / "portal", bench.database, settings)
-        setup_django({**settings, "DATABASE_URL": bench.database})
-        client = AssuranceClient(sandbox.url)
-        credentials = BearerToken(client.login(DEMO_USER, DEMO_PASSWORD).token)
-        with_result, without = wheat_passports(
-            recorded_from_the_sandbox(sandbox, client, credentials)
-        )
-        a_load_with_its_history(with_result)
+        started = started_with_a_load(stack, "passport_page", REDIS_URL)
         pages = {
-            "with a result": (f"/passports/{with_result}/", AT_INTAKE),
-            "without": (f"/passports/{without}/", HEADING),
+            "with a result": (f"/passports/{started.with_result}/", AT_INTAKE),
+            "without": (f"/passports/{started.without}/", HEADING),
         }
-        sizes = {label: portal.page(path, holding) for label, (path, holding) in pages.items()}
-        if AT_INTAKE.search(portal.get(pages["without"][0]).text):
+        if AT_INTAKE.search(started.portal.get(pages["without"][0]).text):
             raise RuntimeError("The page without a result shows one.")
-        cookie = portal.headers["Cookie"]
-        first, second = ((label, portal.url + path, sizes[label])
-                         for label, (path, _) in pages.items())  # fmt: skip
-        loads = loads_in_turn(first, second, cookie, connections=CONNECTIONS,
-                              seconds=LOAD_SECONDS, rounds=LOAD_ROUNDS)  # fmt: skip
+        sizes, loads = pages_in_turn(started.portal, pages, rounds=LOAD_ROUNDS)
     ratios = [page.throughput / plain.throughput for page, plain in loads]
     print(f"\nThe page with a result ({sizes['with a result']:,} bytes) and without "
           f"({sizes['without']:,} bytes), wrk at {CONNECTIONS} connections for {LOAD_SECONDS} s "
@@ -87,6 +75,42 @@ def main() -> None:
     print_targets([AtLeast(f"passport page with a result / without, throughput (median of "
                            f"{LOAD_ROUNDS})", statistics.median(ratios), RATIO, "x")])  # fmt: skip
     print(f"Machine after: {machine_load()}")
+
+
+@dataclass(frozen=True)
+class Started:
+    portal: SignedIn
+    with_result: str  # a passport of wheat with a load at intake and its history
+    without: str  # a passport with no load
+
+
+def started_with_a_load(stack: ExitStack, name: str, redis_url: str) -> Started:
+    """The start this benchmark and bench/welsh.py make (page_bench's, and the portal with
+    grower signed in), the sandbox's passports recorded in the portal and a load of one of
+    them recorded with its history; stopped with `stack`."""
+    bench = page_bench(stack, name, redis_url, PASSPORTS)
+    portal = signed_in_portal(stack, bench.directory / "portal", bench.database, bench.settings)
+    setup_django({**bench.settings, "DATABASE_URL": bench.database})
+    client = AssuranceClient(bench.sandbox.url)
+    credentials = BearerToken(client.login(DEMO_USER, DEMO_PASSWORD).token)
+    recorded = recorded_from_the_sandbox(bench.sandbox, client, credentials)
+    with_result, without = wheat_passports(recorded)
+    a_load_with_its_history(with_result)
+    return Started(portal, with_result, without)
+
+
+def pages_in_turn(
+    portal: SignedIn, pages: dict[str, tuple[str, re.Pattern[str]]], *, rounds: int
+) -> tuple[dict[str, int], list[tuple[Load, Load]]]:
+    """Two pages (by label: their path, and what each must hold) asked with `wrk` in turn, at
+    CONNECTIONS for LOAD_SECONDS each, the order swapped every round: each page's size, and
+    each round's two loads in the pages' order."""
+    sizes = {label: portal.page(path, holding) for label, (path, holding) in pages.items()}
+    first, second = ((label, portal.url + path, sizes[label])
+                     for label, (path, _) in pages.items())  # fmt: skip
+    loads = loads_in_turn(first, second, portal.headers["Cookie"], connections=CONNECTIONS,
+                          seconds=LOAD_SECONDS, rounds=rounds)  # fmt: skip
+    return sizes, loads
 
 
 def wheat_passports(codes: list[str]) -> tuple[str, str]:

@@ -18,25 +18,17 @@ import re
 import statistics
 from contextlib import ExitStack
 
-from bench.business import recorded_from_the_sandbox, setup_django
 from bench.common import (
-    DEMO_PASSWORD,
-    DEMO_USER,
     AtLeast,
     heading,
-    loads_in_turn,
     machine_load,
-    page_bench,
     print_loads,
     print_targets,
-    signed_in_portal,
 )
-from bench.passport_page import a_load_with_its_history, wheat_passports
-from portal.assurance.client import AssuranceClient, BearerToken
+from bench.passport_page import CONNECTIONS, LOAD_SECONDS, pages_in_turn, started_with_a_load
 
 REDIS_URL = "redis://127.0.0.1:6379/10"
-PASSPORTS = 20
-CONNECTIONS, LOAD_SECONDS, LOAD_ROUNDS = 8, 2, 15
+LOAD_ROUNDS = 15
 RATIO = 0.95
 ENGLISH = re.compile(r'<html lang="en-GB">')
 WELSH = re.compile(r'<html lang="cy">')
@@ -45,23 +37,13 @@ WELSH = re.compile(r'<html lang="cy">')
 def main() -> None:
     heading("bench.welsh: a page in Welsh / the same page in English")
     with ExitStack() as stack:
-        bench = page_bench(stack, "welsh", REDIS_URL, PASSPORTS)
-        sandbox, settings = bench.sandbox, bench.settings
-        portal = signed_in_portal(stack, bench.directory / "portal", bench.database, settings)
-        setup_django({**settings, "DATABASE_URL": bench.database})
-        client = AssuranceClient(sandbox.url)
-        credentials = BearerToken(client.login(DEMO_USER, DEMO_PASSWORD).token)
-        code, _ = wheat_passports(recorded_from_the_sandbox(sandbox, client, credentials))
-        a_load_with_its_history(code)
+        started = started_with_a_load(stack, "welsh", REDIS_URL)
+        code = started.with_result
         pages = {
             "Welsh": (f"/cy/passports/{code}/", WELSH),
             "English": (f"/passports/{code}/", ENGLISH),
         }
-        sizes = {label: portal.page(path, holding) for label, (path, holding) in pages.items()}
-        first, second = ((label, portal.url + path, sizes[label])
-                         for label, (path, _) in pages.items())  # fmt: skip
-        loads = loads_in_turn(first, second, portal.headers["Cookie"], connections=CONNECTIONS,
-                              seconds=LOAD_SECONDS, rounds=LOAD_ROUNDS)  # fmt: skip
+        sizes, loads = pages_in_turn(started.portal, pages, rounds=LOAD_ROUNDS)
     ratios = [welsh.throughput / english.throughput for welsh, english in loads]
     print(f"\nA passport's page with a result at intake in Welsh ({sizes['Welsh']:,} bytes) and "
           f"in English ({sizes['English']:,} bytes), wrk at {CONNECTIONS} connections for "
