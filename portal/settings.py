@@ -316,7 +316,7 @@ TEMPLATES = [
                 # `intake_clerk`: the header's Intake link, the gate check's Record links.
                 "portal.intake.clerkship.clerk",
                 # `grower`: the header's links to making and listing passports.
-                "portal.passports.contacts.grower",
+                "portal.accounts.navigation.grower",
             ],
         },
     },

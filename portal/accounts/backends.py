@@ -13,7 +13,7 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 
 from portal.accounts import lockout, service_lockout
-from portal.accounts.session import AUTHORIZATION, FAILURE, portal_user
+from portal.accounts.session import AUTHORIZATION, FAILURE, GROWER, portal_user
 from portal.assurance import records
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationFailed, UnexpectedResponse
@@ -28,8 +28,9 @@ class AssuranceBackend(ModelBackend):
     portal.accounts.service_lockout), after django-axes's backend has let the attempt through.
 
     The service's token is left on the request (session.AUTHORIZATION) for the session to
-    keep; a failure returns None, so that Django signals it and axes counts it, and leaves the
-    service's answer on the request (session.FAILURE: a wrong password, or its warning).
+    keep, with whether the account is a contact of any membership (session.GROWER); a failure
+    returns None, so that Django signals it and axes counts it, and leaves the service's answer
+    on the request (session.FAILURE: a wrong password, or its warning).
     Anything else (the portal's limits, the service's lockout, the service out of reach) is
     raised.
 
@@ -56,7 +57,9 @@ class AssuranceBackend(ModelBackend):
             setattr(request, lockout.KNOWN, False)  # counted: no longer a known password
             return None
         setattr(request, AUTHORIZATION, authorization)
-        return _mirror(username, _account_name(BearerToken(authorization.token)))
+        account = _account(BearerToken(authorization.token))
+        setattr(request, GROWER, bool(account.memberships))
+        return _mirror(username, account.username)
 
     def get_user(self, user_id: object) -> AbstractBaseUser | None:
         user = cache.get(_key(user_id))
@@ -68,16 +71,17 @@ class AssuranceBackend(ModelBackend):
         return user if self.user_can_authenticate(user) else None
 
 
-def _account_name(token: BearerToken) -> str:
-    """The account's own username (the user may have typed the e-mail address).
+def _account(token: BearerToken) -> records.Authorisation:
+    """The account as the service says it: its own username (the user may have typed the
+    e-mail address) and its memberships.
 
-    Without it the sign-in fails: naming the user by what they typed could make a second
-    local user for one account.
+    Without the username the sign-in fails: naming the user by what they typed could make a
+    second local user for one account.
     """
     authorisation: records.Authorisation = client().authorisation(token)
     if not authorisation.username:
         raise UnexpectedResponse("The service did not say the account's username.")
-    return authorisation.username
+    return authorisation
 
 
 def _mirror(entered: str, username: str) -> AbstractBaseUser:

@@ -1,5 +1,6 @@
 """The addresses the page frame's menu links to (what a visitor, a signed-in user and staff may
-reach, templates/navigation.html), worked out once for each process.
+reach, templates/navigation.html), worked out once for each process; and whether it offers the
+grower's pages.
 
 Every page's header and navigation link to the same few pages; reversing their names on every
 request (and trying names whose pages may not be installed) would cost more than the rest of a
@@ -15,6 +16,8 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils import translation
+
+from portal.accounts.session import GROWER
 
 # What the frame links to: the pages of later parts appear in the navigation once they exist.
 LINKED = {
@@ -39,6 +42,14 @@ def links(request: HttpRequest) -> dict[str, dict[str, str]]:
     """The context processor: `links.home`, `links.standards`, ... (absent if not installed),
     in the page's language (a Welsh page's under /cy/)."""
     return {"links": _links(get_script_prefix(), get_urlconf(), translation.get_language())}
+
+
+def grower(request: HttpRequest) -> dict[str, bool]:
+    """The context processor: `grower`, whether the signed-in user was a contact of any
+    membership when they signed in (the menu's links to making and listing passports). True
+    for a session begun before the portal kept it, as the menu offered those links to all."""
+    session = getattr(request, "session", None)
+    return {"grower": True if session is None else session.get(GROWER, True)}
 
 
 @cache

@@ -27,6 +27,10 @@ from portal.operations import metrics
 # gives None for either failure, the portal's lockout or a wrong password).
 AUTHORIZATION = "assurance_authorization"
 FAILURE = "assurance_failure"
+# Whether the account is a contact of any membership, as the service said at sign-in: left on
+# the request by the backend, and kept in the session under the same name, for every page's
+# menu to offer the grower's pages to growers alone (navigation.grower).
+GROWER = "assurance_grower"
 
 
 def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseUser:
@@ -47,6 +51,7 @@ def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseU
     authorization: records.Authorization = getattr(request, AUTHORIZATION)
     login(request, user)  # a new session key, with the backend that authenticated the user
     credentials.keep(request.session, authorization.token, authorization.expires)
+    request.session[GROWER] = getattr(request, GROWER)
     latest_sign_in.keep(user, authorization.token, authorization.expires)
     return user
 

@@ -1,18 +1,12 @@
 """The memberships the signed-in user is a registered contact of (the service's authorisation
 call), kept in the shared cache for PORTAL_AUTHORISATION_SECONDS: the create form asks for them
-on every step, and a passport's page and its PDF are for contacts of its membership only.
-
-Whether the user is a contact of any membership, as the service last said, is kept in their
-session too, for the page frame's menu to offer the grower's pages to growers alone (`grower`)
-without asking the service on every page."""
+on every step, and a passport's page and its PDF are for contacts of its membership only."""
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.auth import SESSION_KEY
 from django.core.cache import cache
 from django.http import HttpRequest
-from django.utils.functional import SimpleLazyObject
 
 from portal.accounts.session import user_credentials
 from portal.assurance import records
@@ -23,32 +17,12 @@ def memberships(request: HttpRequest) -> list[records.Membership]:
     """The signed-in user's memberships, kept or asked. Raises the client's errors
     (AuthenticationRequired when the sign-in has ended, Unavailable, ...)."""
     key = _key(request)
-    authorisation = cache.get(key)
-    if not isinstance(authorisation, records.Authorisation):
-        authorisation = client().authorisation(user_credentials(request))
-        cache.set(key, authorisation, settings.PORTAL_AUTHORISATION_SECONDS)
-    _remember_grower(request, bool(authorisation.memberships))
+    kept = cache.get(key)
+    if isinstance(kept, records.Authorisation):
+        return kept.memberships
+    authorisation = client().authorisation(user_credentials(request))
+    cache.set(key, authorisation, settings.PORTAL_AUTHORISATION_SECONDS)
     return authorisation.memberships
-
-
-GROWER = "passports.grower"  # the session's: whether the user is a contact of any membership
-
-
-def grower(request: HttpRequest) -> dict[str, object]:
-    """The context processor: `grower`, false once the service has said that the signed-in
-    user is a contact of no membership (an intake clerk, a haulier), true until it has said
-    (read from the session only when a template reads it)."""
-    session = getattr(request, "session", None)
-    if session is None:
-        return {"grower": True}
-    return {"grower": SimpleLazyObject(lambda: session.get(GROWER, True))}
-
-
-def _remember_grower(request: HttpRequest, is_grower: bool) -> None:
-    """Kept in a signed-in session only: an API call's request makes no session of its own."""
-    session = getattr(request, "session", None)
-    if session is not None and SESSION_KEY in session and session.get(GROWER) != is_grower:
-        session[GROWER] = is_grower
 
 
 def membership(request: HttpRequest, membership_guid: str | None) -> records.Membership | None:
