@@ -16,6 +16,7 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils import translation
+from django.utils.functional import SimpleLazyObject
 
 from portal.accounts.session import GROWER
 
@@ -44,12 +45,15 @@ def links(request: HttpRequest) -> dict[str, dict[str, str]]:
     return {"links": _links(get_script_prefix(), get_urlconf(), translation.get_language())}
 
 
-def grower(request: HttpRequest) -> dict[str, bool]:
+def grower(request: HttpRequest) -> dict[str, object]:
     """The context processor: `grower`, whether the signed-in user was a contact of any
-    membership when they signed in (the menu's links to making and listing passports). True
-    for a session begun before the portal kept it, as the menu offered those links to all."""
+    membership when they signed in (the menu's links to making and listing passports), read
+    from the session only when a template reads it. True for a session begun before the
+    portal kept it, as the menu offered those links to all."""
     session = getattr(request, "session", None)
-    return {"grower": True if session is None else session.get(GROWER, True)}
+    if session is None:
+        return {"grower": True}
+    return {"grower": SimpleLazyObject(lambda: session.get(GROWER, True))}
 
 
 @cache
