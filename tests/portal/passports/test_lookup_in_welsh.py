@@ -96,7 +96,7 @@ def test_an_unknown_code_and_a_code_left_out_are_answered_in_welsh(welsh_visitor
     assert '<p class="error" id="id_code_error">Rhowch god byr y pasbort.</p>' in html
 
 
-def test_too_many_look_ups_are_refused_in_welsh(welsh_visitor, settings):
+def test_too_many_look_ups_are_refused_in_welsh(welsh_visitor, settings, one_window):
     settings.PORTAL_LOOKUPS_PER_MINUTE = 1
     welsh_visitor.get(f"/p/{DEMO}")
     refused = welsh_visitor.get(f"/p/{DEMO}")
