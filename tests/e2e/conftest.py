@@ -4,12 +4,13 @@ on pytest-django's live server, with the portal's client pointed at the live san
 Every page a test opens is watched for Content-Security-Policy violations (console messages
 and `securitypolicyviolation` events): a test that met one fails. `assert_accessible(page)`
 runs axe-core in the page and fails on any serious or critical violation; `lighthouse(url, ...)`
-gives the median of Lighthouse's scores over three runs with its mobile settings, and `PHONE`
-is a 360-pixel phone's context.
+gives the median of Lighthouse's scores over three runs with its mobile settings, `PHONE`
+is a 360-pixel phone's context, and `qr_code_read(svg)` reads a QR code as a phone would.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import statistics
@@ -22,12 +23,15 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+import zxingcpp
 from django.db import connection
+from PIL import Image
 from playwright.sync_api import (
     Browser,
     BrowserContext,
     BrowserType,
     ConsoleMessage,
+    Locator,
     Page,
     Playwright,
     expect,
@@ -372,6 +376,20 @@ PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touc
 
 def no_sideways_scroll(page: Page) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def qr_code_read(svg: Locator) -> str:
+    """The text of the QR code drawn by the `svg`, drawn again at 3 pixels a module (the
+    smallest a print of it keeps) and read by zxing-cpp, as a phone's camera would."""
+    expect(svg).to_be_visible()
+    modules = int(svg.get_attribute("viewBox").split()[2])
+    assert modules <= 77  # version 13 at most, with its margin of 4 on each side
+    svg.evaluate("(svg, width) => { svg.style.width = svg.style.maxWidth = `${width}px`; }",
+                 modules * 3)  # fmt: skip
+    image = Image.open(io.BytesIO(svg.screenshot()))
+    # QR codes only: zxing-cpp otherwise now and then also finds a symbol of another kind.
+    [found] = zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode)
+    return found.text
 
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"

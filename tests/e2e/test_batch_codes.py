@@ -15,32 +15,23 @@ from collections.abc import Callable
 
 import pypdf
 import pytest
-import zxingcpp
-from PIL import Image
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, expect
 
 from portal.passports import signing
-from tests.e2e.conftest import GROWER, PHONE, assert_accessible, no_sideways_scroll, sign_in
+from tests.e2e.conftest import (
+    GROWER,
+    PHONE,
+    assert_accessible,
+    no_sideways_scroll,
+    qr_code_read,
+    sign_in,
+)
 from tests.e2e.test_passport_list import a_batch_of_five
 
 pytestmark = pytest.mark.browser
 
 LOADS = 13  # a sheet of twelve, and one over
 A4 = {"width": 794, "height": 1123}  # in CSS pixels
-
-
-def code_read(page: Page, number: int) -> str:
-    """The text of the page's `number`th QR code (from 0), drawn at 3 pixels a module and
-    read by zxing-cpp."""
-    qr = page.locator(".batch-print-code svg").nth(number)
-    modules = int(qr.get_attribute("viewBox").split()[2])
-    assert modules <= 77  # version 13 at most, with its margin
-    qr.evaluate("(svg, width) => { svg.style.width = svg.style.maxWidth = `${width}px`; }",
-                modules * 3)  # fmt: skip
-    [found] = zxingcpp.read_barcodes(
-        Image.open(io.BytesIO(qr.screenshot())), formats=zxingcpp.BarcodeFormat.QRCode
-    )
-    return found.text
 
 
 def test_a_phone_prints_the_signed_codes_of_a_batch(
@@ -67,7 +58,7 @@ def test_a_phone_prints_the_signed_codes_of_a_batch(
     phone.emulate_media(media="print")
     for hidden in (".site-header", ".site-footer", "[data-print]", ".screen-only"):
         expect(phone.locator(hidden).first).to_be_hidden()
-    address = code_read(phone, 4)
+    address = qr_code_read(phone.locator(".batch-print-code svg").nth(4))
     checked = signing.check(address.rpartition(signing.PATH)[2])
     assert checked.is_genuine and checked.short_code == short_codes[4]
 
@@ -93,4 +84,6 @@ def test_without_javascript_the_codes_are_there_without_a_print_button(
         [code.replace("-", " ") for code in short_codes]
     )
     expect(plain.locator("[data-print]")).to_be_hidden()
-    assert code_read(plain, 0).startswith(f"{portal_url.upper()}/V/")
+    assert qr_code_read(plain.locator(".batch-print-code svg").first).startswith(
+        f"{portal_url.upper()}/V/"
+    )

@@ -24,11 +24,17 @@ from portal.accounts.session import portal_user
 from portal.intake import loads, uploads
 from portal.passports.models import Passport
 from tests.conftest import ROOT
-from tests.e2e.conftest import GROWER, PHONE, CspWatch, memberships_loaded, sign_in
+from tests.e2e.conftest import (
+    GROWER,
+    PHONE,
+    CspWatch,
+    memberships_loaded,
+    qr_code_read,
+    sign_in,
+)
 from tests.jobs import run_queued
 from tests.portal.accounts.helpers import signed_in
 from tests.portal.intake.builders import a_load, a_site, figures, queried, tickets_file, upload_row
-from tests.portal.passports.helpers import signed_address
 from tests.portal.passports.made import made_with_the_form
 from tests.portal.standards.helpers import STORAGE
 
@@ -137,14 +143,15 @@ def test_a_grower_reads_the_standards_makes_a_passport_and_sees_its_load(
     camera(desk, "grower-passports")
 
 
-def test_a_haulier_checks_a_passport_on_a_phone(phone: Page, portal_url: str, camera):
+def test_a_haulier_checks_a_passport_on_a_phone(phone: Page, desk: Page, portal_url: str, camera):
     code = made_with_the_form(signed_in("grower"), crop_type="Wheat", variety="Skyfall")
     phone.goto(f"{portal_url}/p/{code}")
     expect(phone.locator(".verdict-valid").first).to_be_visible()
     camera(phone, "haulier-lookup")
 
-    signed = signed_address(code).split("/V/", 1)[1]  # what its QR code holds
-    phone.goto(f"{portal_url}/V/{signed}")
+    sign_in(desk, portal_url, *GROWER)  # the grower's page, whose QR code the haulier scans
+    desk.goto(f"{portal_url}/passports/{code}/")
+    phone.goto(qr_code_read(desk.locator("figure.qr svg")))
     expect(phone.locator(".verdict-valid").first).to_contain_text("Genuine")
     camera(phone, "haulier-signed-code")
 

@@ -6,39 +6,22 @@ each."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 
 import pytest
-import zxingcpp
-from PIL import Image
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, expect
 
 from tests.e2e.conftest import (
     GROWER,
     PHONE,
     assert_accessible,
     no_sideways_scroll,
+    qr_code_read,
     sign_in,
 )
 from tests.portal.passports.made import made_here
 
 pytestmark = pytest.mark.browser
-
-MODULES = 77  # a version-13 code, 69 modules, and its margin of 4 on each side
-
-
-def qr_code_read(page: Page) -> str:
-    """The text of the page's QR code, drawn at 3 pixels a module and read by zxing-cpp."""
-    qr = page.locator("figure.qr svg")
-    expect(qr).to_be_visible()
-    modules = int(qr.get_attribute("viewBox").split()[2])
-    assert modules <= MODULES
-    qr.evaluate("(svg, width) => { svg.style.width = `${width}px`; }", modules * 3)
-    [found] = zxingcpp.read_barcodes(
-        Image.open(io.BytesIO(qr.screenshot())), formats=zxingcpp.BarcodeFormat.QRCode
-    )
-    return found.text
 
 
 def signed_address(context: BrowserContext, portal_url: str) -> tuple[str, str]:
@@ -49,9 +32,9 @@ def signed_address(context: BrowserContext, portal_url: str) -> tuple[str, str]:
     short_code = made_here()
     page.goto(f"{portal_url}/passports/{short_code}/")
     expect(page.get_by_role("heading", level=1)).to_have_text("Crop passport")
-    on_screen = qr_code_read(page)
+    on_screen = qr_code_read(page.locator("figure.qr svg"))
     page.emulate_media(media="print")
-    assert qr_code_read(page) == on_screen  # the print view's is the same
+    assert qr_code_read(page.locator("figure.qr svg")) == on_screen  # the print view's is the same
     page.close()
     return short_code, on_screen
 
