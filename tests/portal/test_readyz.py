@@ -117,8 +117,8 @@ def test_no_worker_heartbeat_is_named(client, upstream_sandbox, settings):
 def test_a_heartbeat_older_than_the_limit_is_no_worker(client, upstream_sandbox, settings):
     heartbeat.beat("celery@test")
     settings.PORTAL_WORKER_HEARTBEAT_SECONDS = 1
-    time.sleep(1.2)
-    _, answer = ready(client)
+    with time_machine.travel(timedelta(seconds=1.2)):
+        _, answer = ready(client)
     assert down(answer) == {"workers"}
 
 

@@ -7,10 +7,12 @@ import logging
 import re
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
+import time_machine
 from django.test import Client
+from django.utils import timezone
 
 from portal.assurance import records, service
 from portal.passports import codes, lookup
@@ -231,11 +233,11 @@ def test_an_unknown_code_is_kept_too(visitor):
     assert response.status_code == 404
 
 
-def test_a_kept_verdict_says_how_long_ago_the_portal_checked(visitor, monkeypatch):
-    visitor.get(f"/p/{DEMO}")
-    real = time.time
-    monkeypatch.setattr(time, "time", lambda: real() + 40)
-    assert "Checked by the portal 40 seconds ago" in text(visitor.get(f"/p/{DEMO}"))
+def test_a_kept_verdict_says_how_long_ago_the_portal_checked(visitor):
+    with time_machine.travel(timezone.now(), tick=False) as clock:
+        visitor.get(f"/p/{DEMO}")
+        clock.shift(timedelta(seconds=40))
+        assert "Checked by the portal 40 seconds ago" in text(visitor.get(f"/p/{DEMO}"))
 
 
 # --- the rate limit -------------------------------------------------------------------------------

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from datetime import timedelta
 
 import msgspec
 import pytest
+import time_machine
 from django.test import Client
 from django.utils import timezone
 
@@ -173,8 +173,7 @@ def test_pages_refresh_once_the_service_is_back(grower, settings, sandbox):
     settings.ASSURANCE_BASE_URL = sandbox.url
     service.client.cache_clear()
     assert CANNOT_BE_REACHED in grower.get(STORAGE).content.decode()  # still remembered
-    time.sleep(1.1)
-    with upstream_calls() as calls:
+    with time_machine.travel(timedelta(seconds=1.1)), upstream_calls() as calls:
         response = grower.get(STORAGE)
     assert ("section_data", "ok") in [(call.operation, call.outcome) for call in calls]
     assert CANNOT_BE_REACHED not in response.content.decode()
