@@ -1,8 +1,10 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from portal.lib.forms import Form
 
-class SignInForm(forms.Form):
+
+class SignInForm(Form):
     username = forms.CharField(
         label=_("Username or e-mail address"),
         max_length=254,

@@ -18,6 +18,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from portal.accounts.models import Preferences
+from portal.lib.forms import ModelForm
 
 
 def of(user: AbstractBaseUser) -> Preferences:
@@ -50,7 +51,7 @@ def intake_mail_address(user: AbstractBaseUser) -> str:
     return chosen.email or user.email or ""
 
 
-class PreferencesForm(forms.ModelForm):
+class PreferencesForm(ModelForm):
     """The account's page: an address (or none, for the account's own), the intake mail, and a
     language (until one is chosen, the page's)."""
 
@@ -85,7 +86,7 @@ class PreferencesForm(forms.ModelForm):
         widgets = {"email": forms.EmailInput(attrs={"autocomplete": "email"})}
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, label_suffix="", **kwargs)
+        super().__init__(*args, **kwargs)
         account = self.instance.user.email
         if account:
             self.fields["email"].help_text = gettext(

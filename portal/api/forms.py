@@ -12,12 +12,13 @@ from django.utils.translation import gettext_lazy as _
 
 from portal.api.models import SITE_SCOPES, Scope
 from portal.api.tokens import LONGEST_DAYS
+from portal.lib.forms import Form
 from portal.lib.printable import printable
 
 LASTING = [(7, _("7 days")), (30, _("30 days")), (90, _("90 days")), (LONGEST_DAYS, _("A year"))]
 
 
-class TokenForm(forms.Form):
+class TokenForm(Form):
     name = forms.CharField(
         label=_("Name"), max_length=100, validators=[printable],
         help_text=_("What it is for, to tell it apart: Farm records, Weighbridge."),

@@ -26,6 +26,7 @@ from portal.intake import quality
 from portal.intake.loads import Bounds, Claim, Figures, latest_figures, specification_now
 from portal.intake.models import Decision, IntakeSite, Load
 from portal.lib import weights
+from portal.lib.forms import Form
 from portal.lib.printable import printable, printable_lines
 from portal.passports import gate_check
 from portal.passports.forms import (
@@ -59,7 +60,7 @@ CLAIM_FIELDS = tuple(
 )
 
 
-class LoadForm(forms.Form):
+class LoadForm(Form):
     """One load's figures at a site, for a passport of `crop`. `load`, when the figures correct
     a load's: its ticket stays, and is not refused as used."""
 
@@ -95,8 +96,7 @@ class LoadForm(forms.Form):
         load: Load | None = None,
         **kwargs: Any,
     ) -> None:
-        # Labels say what is asked whole ("Claim 1: on"), without Django's colon after them.
-        super().__init__(*args, label_suffix="", **kwargs)
+        super().__init__(*args, **kwargs)
         self.site, self.crop, self.loaded, self.load = site, crop, loaded, load
         self.parameters = quality.parameters_of(crop)
         for parameter in quality.ALL_PARAMETERS:
@@ -315,7 +315,7 @@ _labelled = lazy(_label_of, str)
 # --- the clerks' pages ------------------------------------------------------------------------
 
 
-class CodeForm(forms.Form):
+class CodeForm(Form):
     """A passport's short code, typed, or scanned from its QR code (which holds its signed
     address, or on an older passport its look-up address): read as the gate check reads
     each code of its list."""

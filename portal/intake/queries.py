@@ -24,6 +24,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from portal.intake.models import Load, LoadEntry
+from portal.lib.forms import Form
 from portal.lib.printable import printable_lines
 
 CERTIFICATE_MOST_BYTES = 5 * 1024 * 1024
@@ -170,7 +171,7 @@ def _certificate_help() -> str:
 WORDS_HELP = lazy(_words_help, str)()
 
 
-class QueryForm(forms.Form):
+class QueryForm(Form):
     """The grower's query: why, and the laboratory's certificate if they have one.
     `too_large`: the certificate was refused as it arrived, larger than allowed; `unread`: the
     whole sending was, too large to read, words and all."""
@@ -210,7 +211,7 @@ class QueryForm(forms.Form):
 ACTIONS = {"answer": False, "stand-by": True}  # the button pressed: whether it stands by
 
 
-class AnswerForm(forms.Form):
+class AnswerForm(Form):
     """A clerk's reply to a query: an answer, or why the result stands. Words are required for
     both: the grower asked why, and a stand-by without a reason tells them nothing."""
 

@@ -52,6 +52,7 @@ from portal.intake.forms import CLAIMS_AT_MOST, HEAVIEST_KG, REASON_LONGEST
 from portal.intake.models import Decision, IntakeSite, LoadEntry, UploadedRow
 from portal.jobs.models import Job, result_storage
 from portal.jobs.tasks import Progress, ResultFile, WorkFailed
+from portal.lib.forms import Form
 from portal.lib.spreadsheets import safe_cell
 from portal.passports import codes
 
@@ -203,7 +204,7 @@ def too_large_words() -> str:
     }
 
 
-class UploadForm(forms.Form):
+class UploadForm(Form):
     """A file of tickets: refused at once, beside its field, if it cannot be taken."""
 
     key = forms.UUIDField(widget=forms.HiddenInput)  # the form's own: sent twice, one job

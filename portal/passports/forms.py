@@ -29,12 +29,13 @@ from portal.assurance.passport_fields import (
     day_written,
     requested,
 )
+from portal.lib.forms import Form
 from portal.lib.numbers import plain_number
 from portal.lib.printable import printable
 from portal.passports import codes, gate_check, listing
 
 
-class LookUpForm(forms.Form):
+class LookUpForm(Form):
     """The short code as typed; passports/code_form.html draws its input for a phone."""
 
     code = forms.CharField(
@@ -49,7 +50,7 @@ class LookUpForm(forms.Form):
     )
 
 
-class GateCheckForm(forms.Form):
+class GateCheckForm(Form):
     """A list of short codes to check at once (`/p/check`), as gate_check.listed reads it: at most
     PORTAL_INTAKE_LIMIT entries, each counted once. Its page draws the text area itself."""
 
@@ -249,7 +250,7 @@ class AsciiDateTimeField(_AsciiOnly, forms.DateTimeField):
     pass
 
 
-class PassportForm(forms.Form):
+class PassportForm(Form):
     """A passport's request fields, grouped as the passport is. The membership, site and store
     are chosen from the user's own (the service's authorisation): each narrows the next."""
 
@@ -335,7 +336,7 @@ class PassportForm(forms.Form):
     MYCOTOXINS = tuple(field.name for field in requested(MYCOTOXINS))
 
     def __init__(self, *args: Any, memberships: list[records.Membership], **kwargs: Any) -> None:
-        super().__init__(*args, label_suffix="", **kwargs)
+        super().__init__(*args, **kwargs)
         self._limit_loads(settings.PORTAL_BATCH_LIMIT)
         self._limit_dates(*passport_dates())
         self.memberships = memberships
@@ -518,7 +519,7 @@ def _wire_date(day: date | None) -> datetime | None:
     return datetime.combine(day, time(0), tzinfo=UTC) if day else None
 
 
-class PassportFilters(forms.Form):
+class PassportFilters(Form):
     """The business's list narrowed: by membership, site, crop, harvest year, loading dates, a
     short code typed in part, and the decision at intake of each passport's latest load (or
     none recorded yet). Offered the user's own memberships and sites, and the crops and
@@ -569,7 +570,7 @@ class PassportFilters(forms.Form):
 
     def __init__(self, data: Any, *, memberships: list[records.Membership], crops: list[str],
                  years: list[str]) -> None:  # fmt: skip
-        super().__init__(data, label_suffix="")
+        super().__init__(data)
         self._offer("membership", _("Every membership"),
                     [(m.membership_guid, m.business_name or m.membership_number)
                      for m in memberships])  # fmt: skip
@@ -627,7 +628,7 @@ class PassportFilters(forms.Form):
                 if value and name not in self.errors}  # fmt: skip
 
 
-class AddByCodeForm(forms.Form):
+class AddByCodeForm(Form):
     """The short code of a passport made elsewhere, to add it to the business's list."""
 
     code = forms.CharField(

@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy as _
 from portal.accounts import preferences
 from portal.accounts.language import LANGUAGES
 from portal.jobs import actions
+from portal.lib.forms import Form
 from portal.lib.printable import printable_lines
 from portal.passports import contacts, listing
 from portal.passports.models import Mailing, Passport
@@ -36,7 +37,7 @@ NOTE_LIMIT = 500
 MAIL_LANGUAGES = [(code, LANGUAGES[code].name) for code, _name in settings.LANGUAGES]
 
 
-class MailForm(forms.Form):
+class MailForm(Form):
     recipient = forms.EmailField(
         label=_("Send to"), max_length=254,
         help_text=_("One e-mail address: the haulier's, or the buyer's intake office."),

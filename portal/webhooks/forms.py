@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from portal.lib.forms import Form
 from portal.lib.printable import printable
 from portal.outbox import addresses, endpoints
 from portal.outbox.models import URL_LONGEST, EventType
@@ -24,7 +25,7 @@ def _chosen_types() -> list[tuple[str, str]]:
     return [(t.value, f"{t.value}: {t.label}") for t in EventType if t != EventType.PING]
 
 
-class EndpointForm(forms.Form):
+class EndpointForm(Form):
     owner = forms.ChoiceField(label=_("Whose events"))
     url = forms.CharField(
         label=_("Address"), max_length=URL_LONGEST, strip=True,
@@ -71,7 +72,7 @@ class EndpointForm(forms.Form):
         return self.owners[self.cleaned_data["owner"]]
 
 
-class FailedSinceForm(forms.Form):
+class FailedSinceForm(Form):
     since = forms.DateField(
         label=_("Failed since"), widget=forms.DateInput(attrs={"type": "date"}),
         help_text=_("Every event since the start of this day whose delivery failed is sent again."),

@@ -3,7 +3,8 @@ clerk's, staff's), with data on it, in Chromium at 360, 768 and 1280 pixels. A p
 content is wider than the window, if any of its boxes hides content sideways (a table wider than
 its frame), or if a table's cell breaks a word across lines (a short code at its hyphen
 included). And the page may use the camera (its Permissions-Policy) exactly when it has a
-Scan button.
+Scan button, and its forms' labels and legends say what is asked with no colon after, as the
+portal writes them all.
 
 The data is made once and the pages measured once, in one browser context a width, by the first
 test to run; each test then reads what its page measured at its width (the database is emptied
@@ -35,6 +36,11 @@ WIDTHS = (360, 768, 1280)
 
 _measured: dict[tuple[str, int], list[str]] = {}
 _camera: dict[str, tuple[bool, bool]] = {}  # whether it may use the camera, whether it scans
+_colons: dict[str, list[str]] = {}  # its labels and legends that end with a colon
+
+# The words of the page's labels and legends (the parts for screen readers alone included).
+LABELS = """() => [...document.querySelectorAll("label, legend")]
+  .map((e) => e.textContent.replace(/\\s+/g, " ").trim())"""
 
 
 def _camera_allowed(response: Response | None) -> bool:
@@ -60,6 +66,8 @@ def _measure(browser: Browser, portal_url: str, made: Made, csp: CspWatch) -> No
                     response = page.goto(portal_url + address(made))
                     _measured[name, width] = page.evaluate(MEASURE)
                     _camera[name] = (_camera_allowed(response), _has_a_scan_button(page))
+                    labels = page.evaluate(LABELS)
+                    _colons[name] = [label for label in labels if label.endswith(":")]
         context.close()
 
 
@@ -100,3 +108,8 @@ def test_the_camera_is_allowed_exactly_on_the_pages_that_scan(measured):
         "codes checked by a clerk",
     }
     assert allowed == scanning
+
+
+def test_no_label_nor_legend_ends_with_a_colon(measured):
+    assert _colons.keys() == PAGES.keys()
+    assert {name: found for name, found in _colons.items() if found} == {}
