@@ -103,7 +103,10 @@ def _not_a_clerk(request: HttpRequest) -> HttpResponse:
 
 
 def _record_address(site: IntakeSite, code: str) -> str:
-    return f"{reverse('intake:record', args=[site.code])}?{urlencode({'code': code})}"
+    """The site's record page for `code`; with no code, its empty code form (not one that says
+    the code is missing before the clerk typed anything)."""
+    address = reverse("intake:record", args=[site.code])
+    return f"{address}?{urlencode({'code': code})}" if code else address
 
 
 @with_the_camera  # its Scan button; the record form's page has none

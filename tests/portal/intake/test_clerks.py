@@ -602,6 +602,15 @@ def test_the_intake_checks_table_offers_clerks_to_record_each_valid_code(clerk, 
     assert ">Record</a>" not in checked(Client(), code).content.decode()
 
 
+def test_record_with_no_code_opens_the_empty_code_form_of_the_clerks_site(clerk):
+    response = clerk.get("/intake/record", follow=True)
+    assert response.redirect_chain == [(RECORD, 302)]
+    assert response.status_code == 200
+    page = text(response)
+    assert "Look the passport up by its short code" in page
+    assert "Enter the passport's short code." not in page
+
+
 def test_record_from_the_check_lands_on_the_form_of_the_clerks_site(clerk, other_site):
     code = made_here()
     response = clerk.get("/intake/record", {"code": code}, follow=True)
