@@ -13,7 +13,7 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 
 from portal.accounts import lockout, service_lockout
-from portal.accounts.session import AUTHORIZATION, FAILURE, GROWER, portal_user
+from portal.accounts.session import ACCOUNT, AUTHORIZATION, FAILURE, portal_user
 from portal.assurance import records
 from portal.assurance.client import BearerToken
 from portal.assurance.errors import AuthenticationFailed, UnexpectedResponse
@@ -28,7 +28,7 @@ class AssuranceBackend(ModelBackend):
     portal.accounts.service_lockout), after django-axes's backend has let the attempt through.
 
     The service's token is left on the request (session.AUTHORIZATION) for the session to
-    keep, with whether the account is a contact of any membership (session.GROWER); a failure
+    keep, with the account the service gave for it (session.ACCOUNT); a failure
     returns None, so that Django signals it and axes counts it, and leaves the service's answer
     on the request (session.FAILURE: a wrong password, or its warning).
     Anything else (the portal's limits, the service's lockout, the service out of reach) is
@@ -58,7 +58,7 @@ class AssuranceBackend(ModelBackend):
             return None
         setattr(request, AUTHORIZATION, authorization)
         account = _account(BearerToken(authorization.token))
-        setattr(request, GROWER, bool(account.memberships))
+        setattr(request, ACCOUNT, account)
         return _mirror(username, account.username)
 
     def get_user(self, user_id: object) -> AbstractBaseUser | None:

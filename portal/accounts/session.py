@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import authenticate, get_user_model, login, logout
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -27,9 +29,12 @@ from portal.operations import metrics
 # gives None for either failure, the portal's lockout or a wrong password).
 AUTHORIZATION = "assurance_authorization"
 FAILURE = "assurance_failure"
-# Whether the account is a contact of any membership, as the service said at sign-in: left on
-# the request by the backend, and kept in the session under the same name, for every page's
-# menu to offer the grower's pages to growers alone (navigation.grower).
+# The account as the service gave it at sign-in (records.Authorisation: its username and
+# memberships), left on the request by the backend.
+ACCOUNT = "assurance_account"
+# Whether the account is a contact of any membership, as the service said at sign-in: kept in
+# the session, for every page's menu to offer the grower's pages to growers alone
+# (navigation.grower).
 GROWER = "assurance_grower"
 
 
@@ -51,9 +56,30 @@ def sign_in(request: HttpRequest, username: str, password: str) -> AbstractBaseU
     authorization: records.Authorization = getattr(request, AUTHORIZATION)
     login(request, user)  # a new session key, with the backend that authenticated the user
     credentials.keep(request.session, authorization.token, authorization.expires)
-    request.session[GROWER] = getattr(request, GROWER)
+    account: records.Authorisation = getattr(request, ACCOUNT)
+    request.session[GROWER] = bool(account.memberships)
+    keep_account(user, account)
     latest_sign_in.keep(user, authorization.token, authorization.expires)
     return user
+
+
+def kept_account(user: AbstractBaseUser) -> records.Authorisation | None:
+    """The user's account as the service last gave it, kept in the shared cache for
+    PORTAL_AUTHORISATION_SECONDS (from sign-in, or from the last page that asked), or None."""
+    kept = cache.get(_account_key(user))
+    return kept if isinstance(kept, records.Authorisation) else None
+
+
+def keep_account(user: AbstractBaseUser, account: records.Authorisation) -> None:
+    cache.set(_account_key(user), account, settings.PORTAL_AUTHORISATION_SECONDS)
+
+
+def forget_account(user: AbstractBaseUser) -> None:
+    cache.delete(_account_key(user))
+
+
+def _account_key(user: AbstractBaseUser) -> str:
+    return f"authorisation:{user.pk}"
 
 
 def portal_user(username: str) -> AbstractBaseUser:

@@ -1,14 +1,13 @@
 """The memberships the signed-in user is a registered contact of (the service's authorisation
-call), kept in the shared cache for PORTAL_AUTHORISATION_SECONDS: the create form asks for them
-on every step, and a passport's page and its PDF are for contacts of its membership only."""
+call), kept with the account (portal.accounts.session.kept_account) from sign-in or the last
+page that asked: the create form asks for them on every step, and a passport's page and its PDF
+are for contacts of its membership only."""
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest
 
-from portal.accounts.session import user_credentials
+from portal.accounts.session import forget_account, keep_account, kept_account, user_credentials
 from portal.assurance import records
 from portal.assurance.service import client
 
@@ -16,13 +15,12 @@ from portal.assurance.service import client
 def memberships(request: HttpRequest) -> list[records.Membership]:
     """The signed-in user's memberships, kept or asked. Raises the client's errors
     (AuthenticationRequired when the sign-in has ended, Unavailable, ...)."""
-    key = _key(request)
-    kept = cache.get(key)
-    if isinstance(kept, records.Authorisation):
+    kept = kept_account(request.user)
+    if kept is not None:
         return kept.memberships
-    authorisation = client().authorisation(user_credentials(request))
-    cache.set(key, authorisation, settings.PORTAL_AUTHORISATION_SECONDS)
-    return authorisation.memberships
+    account = client().authorisation(user_credentials(request))
+    keep_account(request.user, account)
+    return account.memberships
 
 
 def membership(request: HttpRequest, membership_guid: str | None) -> records.Membership | None:
@@ -39,8 +37,4 @@ def is_contact(request: HttpRequest, membership_guid: str | None) -> bool:
 def forget(request: HttpRequest) -> None:
     """Drops the kept memberships: the service said something they did not foresee (the user is
     no longer a contact, a claim is no longer valid)."""
-    cache.delete(_key(request))
-
-
-def _key(request: HttpRequest) -> str:
-    return f"authorisation:{request.user.pk}"
+    forget_account(request.user)

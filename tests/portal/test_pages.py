@@ -7,12 +7,18 @@ from datetime import datetime
 import pytest
 import redis
 import requests
+import time_machine
 from django.core.exceptions import PermissionDenied
 from django.db import OperationalError
 from django.test import Client
 
 from portal.assurance import service
-from tests.portal.accounts.helpers import replace_view, sign_in
+from tests.portal.accounts.helpers import (
+    AFTER_THE_ACCOUNT_KEPT_AT_SIGN_IN,
+    replace_view,
+    sign_in,
+    upstream_calls,
+)
 from tests.portal.intake.builders import a_clerk, a_site
 from tests.portal.pages import navigation
 from tests.portal.passports.helpers import text
@@ -93,6 +99,16 @@ def test_every_page_s_menu_offers_the_growers_pages_to_growers_alone(
         assert ("Intake" in menu) is clerk, address
 
 
+def test_the_home_straight_after_sign_in_asks_the_service_nothing_more_of_the_account(
+    client, upstream_sandbox
+):
+    sign_in(client, "grower")  # which asked the service for the account
+    with upstream_calls() as calls:
+        home = text(client.get("/"))
+    assert calls == []
+    assert "Create a crop passport" in home  # offered from the account the sign-in was given
+
+
 def test_the_home_offers_the_growers_tasks_when_the_service_cannot_say(
     client, upstream_sandbox, settings
 ):
@@ -100,7 +116,8 @@ def test_the_home_offers_the_growers_tasks_when_the_service_cannot_say(
     settings.ASSURANCE_BASE_URL = "http://127.0.0.1:9"
     service.client.cache_clear()
     try:
-        response = client.get("/")
+        with time_machine.travel(AFTER_THE_ACCOUNT_KEPT_AT_SIGN_IN):
+            response = client.get("/")
     finally:
         service.client.cache_clear()
     assert response.status_code == 200

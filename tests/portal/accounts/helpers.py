@@ -7,6 +7,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
+from datetime import timedelta
 from html import unescape
 from io import StringIO
 
@@ -23,6 +24,9 @@ from sandbox.demo.accounts import ACCOUNTS
 from tests.conftest import Sandbox
 
 PASSWORDS = {account["username"]: account["password"] for account in ACCOUNTS}
+# Past the account a sign-in keeps (PORTAL_AUTHORISATION_SECONDS, 60): where a test moves the
+# clock for a page to ask the service for the account again.
+AFTER_THE_ACCOUNT_KEPT_AT_SIGN_IN = timedelta(minutes=2)
 
 
 def sign_in(

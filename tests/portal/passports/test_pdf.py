@@ -8,6 +8,7 @@ import io
 
 import pypdf
 import pytest
+import time_machine
 from django.contrib.auth import get_user_model
 from django.test import Client, RequestFactory
 from django_htmx.http import HTMX_STOP_POLLING
@@ -17,7 +18,7 @@ from portal.passports import pdfs
 from portal.passports.tasks import CLAIM_NOT_VALID, passport_pdf
 from tests.demo import WENHAM
 from tests.jobs import run
-from tests.portal.accounts.helpers import signed_in
+from tests.portal.accounts.helpers import AFTER_THE_ACCOUNT_KEPT_AT_SIGN_IN, signed_in
 from tests.portal.passports.helpers import no_longer_a_contact, suspended, text
 from tests.portal.passports.made import (
     made_elsewhere,
@@ -176,13 +177,14 @@ def test_from_the_jobs_a_pdf_is_downloaded_only_while_its_owner_is_a_contact(
     grower, upstream_sandbox, settings
 ):
     settings.PORTAL_AUTHORISATION_SECONDS = 0  # the service is asked on every download
-    short_code = wenham_made_here()
-    job = ready(grower, short_code)
-    assert f'href="/jobs/{job.pk}/download/"' in grower.get("/jobs/").content.decode()
+    with time_machine.travel(AFTER_THE_ACCOUNT_KEPT_AT_SIGN_IN):
+        short_code = wenham_made_here()
+        job = ready(grower, short_code)
+        assert f'href="/jobs/{job.pk}/download/"' in grower.get("/jobs/").content.decode()
 
-    response = grower.get(f"/jobs/{job.pk}/download/", follow=True)
-    assert response.status_code == 200
-    assert short_code in pdf_text(b"".join(response.streaming_content))
+        response = grower.get(f"/jobs/{job.pk}/download/", follow=True)
+        assert response.status_code == 200
+        assert short_code in pdf_text(b"".join(response.streaming_content))
 
-    with no_longer_a_contact(upstream_sandbox, WENHAM, "grower"):
-        assert grower.get(f"/jobs/{job.pk}/download/", follow=True).status_code == 404
+        with no_longer_a_contact(upstream_sandbox, WENHAM, "grower"):
+            assert grower.get(f"/jobs/{job.pk}/download/", follow=True).status_code == 404
