@@ -57,7 +57,10 @@ def worker_child_killed(stack: Stack, rng: random.Random) -> str:
         return "no child to kill"
     child = busiest(list(pools))
     stack.seen.add(child)
-    os.kill(child, signal.SIGKILL)
+    try:
+        os.kill(child, signal.SIGKILL)
+    except ProcessLookupError:  # it ended while it was watched: its worker replaced it
+        return f"pool process {child} of worker {pools[child]} had ended on its own"
     return f"pool process {child} of worker {pools[child]}"
 
 
